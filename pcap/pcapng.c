@@ -1,0 +1,1 @@
+/* pcapng.c: placeholder until the module lands. */

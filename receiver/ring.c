@@ -1,0 +1,1 @@
+/* ring.c: placeholder until the module lands. */

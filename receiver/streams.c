@@ -1,0 +1,1 @@
+/* streams.c: placeholder until the module lands. */

@@ -1,0 +1,60 @@
+/* streams.h: per-sender accounting (received, lost, reordered, restarts, malformed) in a bounded table. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "wire.h"
+
+/* How far back a sequence number may come and still count as reordered (and
+ * fill a gap) rather than as the sender restarting. */
+#define STREAMS_REORDER_WINDOW	1024
+
+/*! Counters of one stream or of all of them. */
+struct stream_counts {
+	uint64_t received;	/*!< datagrams seen, well-formed or not */
+	uint64_t lost;		/*!< sequence numbers never seen (gaps minus late arrivals) */
+	uint64_t reordered;	/*!< arrived after a higher sequence number */
+	uint64_t duplicates;	/*!< same sequence number as the one before */
+	uint64_t restarts;	/*!< the sequence started again (sender reopened) */
+	uint64_t malformed;	/*!< not a decodable GSMTAP datagram */
+};
+
+/*! One sender, keyed by source address and port. */
+struct stream {
+	struct sockaddr_storage addr;	/*!< source address and port */
+	unsigned int index;		/*!< 1, 2, ... in order of first appearance; never reused */
+	struct stream_counts counts;
+	uint32_t last_seq;		/*!< highest sequence seen; 0 before the first */
+	char ident[WIRE_IDENT_LEN + 1];	/*!< last ident seen, for reports */
+	uint32_t pid;			/*!< last pid seen */
+	struct timespec last_seen;
+};
+
+struct streams;
+
+/*! A table for at most \a cap streams, all memory taken here and never later.
+ *  \returns NULL with errno on failure */
+struct streams *streams_new(size_t cap);
+void streams_free(struct streams *st);
+
+/*! Count one datagram from \a src with the verdict and fields from wire_decode().
+ *  When the table is full the least recently seen stream is evicted (its counts stay
+ *  in the totals).  \returns the stream it was counted in; never NULL. */
+const struct stream *streams_account(struct streams *st, const struct sockaddr *src,
+				     enum wire_verdict verdict, const struct wire_log *log,
+				     const struct timespec *now);
+
+/*! Sum over every stream ever seen, evicted ones included. */
+void streams_totals(const struct streams *st, struct stream_counts *out);
+
+/*! Streams evicted to make room, and streams currently held. */
+uint64_t streams_evicted(const struct streams *st);
+size_t streams_count(const struct streams *st);
+
+/*! Call \a cb for each held stream in order of index. */
+void streams_foreach(const struct streams *st, void (*cb)(const struct stream *s, void *arg), void *arg);

@@ -1,0 +1,99 @@
+/* gsmtaplog.h: send log lines as GSMTAP log datagrams, one sendmsg() each, never blocking. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef GSMTAPLOG_GSMTAPLOG_H
+#define GSMTAPLOG_GSMTAPLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Each line becomes one datagram in the format of libosmocore's `log gsmtap`
+ * target (GSMTAP type 0x10, UDP port 4729), so Wireshark, gsmtap-logd and any
+ * other GSMTAP collector read it.  One extension: gsmtap_hdr.frame_number
+ * carries a per-sender sequence number (1, 2, ..., skipping 0 on wrap) so that
+ * a collector can count lost lines.  See doc/wire-format.md.
+ *
+ * After gsmtaplog_open() the send path makes exactly one system call,
+ * sendmsg(), on a non-blocking socket, with no allocation, no stdio and no
+ * locks.  A line that cannot be sent at once is dropped and counted.
+ */
+
+/* libosmocore's level numbers, as they appear on the wire. */
+#define GSMTAPLOG_DEBUG		1
+#define GSMTAPLOG_INFO		3
+#define GSMTAPLOG_NOTICE	5
+#define GSMTAPLOG_ERROR		7
+#define GSMTAPLOG_FATAL		8
+
+/* The GSMTAP UDP port, as a string for gsmtaplog_open(). */
+#define GSMTAPLOG_PORT		"4729"
+
+/* Longest text sent; longer lines are cut to this, as libosmocore does. */
+#define GSMTAPLOG_TEXT_MAX	4096
+
+struct gsmtaplog;
+
+/*! Counters of one sender; each is cumulative since gsmtaplog_open(). */
+struct gsmtaplog_stats {
+	uint64_t sent;		/*!< datagrams the kernel accepted */
+	uint64_t dropped;	/*!< lines not sent: socket buffer full, no route, ... */
+	uint64_t truncated;	/*!< lines cut to GSMTAPLOG_TEXT_MAX bytes (and sent) */
+	uint64_t refused;	/*!< ICMP "port unreachable" reports: an earlier datagram was lost */
+	int last_error;		/*!< errno of the most recent failure, 0 if none */
+};
+
+/*! Open a sender.
+ *  \param[in] host   IPv4 or IPv6 literal, or a name (resolved here, once)
+ *  \param[in] port   service or number; NULL means "4729"
+ *  \param[in] ident  process name sent with every line (at most 15 bytes are kept);
+ *                    NULL means program_invocation_short_name
+ *  \returns a sender, or NULL with errno set (EINVAL, ENOENT for a name that
+ *           does not resolve, or the socket's error).  Free with gsmtaplog_close(). */
+struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char *ident);
+
+/*! Send one line, unformatted.  Async-signal-safe and thread-safe.
+ *  \param[in] level   GSMTAPLOG_DEBUG .. GSMTAPLOG_FATAL (any 0..255 is sent as is)
+ *  \param[in] subsys  subsystem name, or NULL for ""; at most 15 bytes are kept
+ *  \param[in] file    source file; only its basename is sent; NULL for ""
+ *  \param[in] line    source line number
+ *  \param[in] text    the message; a trailing '\n' is sent only if it is in text
+ *  \param[in] len     bytes of text; more than GSMTAPLOG_TEXT_MAX are cut and counted
+ *  \returns 0 when the kernel took the datagram, -errno when the line was dropped */
+int gsmtaplog_send(struct gsmtaplog *s, int level, const char *subsys,
+		   const char *file, unsigned int line, const char *text, size_t len);
+
+/*! Format with vsnprintf() into a stack buffer, then gsmtaplog_send().
+ *  Thread-safe but not async-signal-safe (vsnprintf is not).
+ *  \returns as gsmtaplog_send(), or -EINVAL for a bad format */
+int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
+		     const char *file, unsigned int line, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/*! Copy the counters.  Safe to call while other threads send. */
+void gsmtaplog_stats(const struct gsmtaplog *s, struct gsmtaplog_stats *out);
+
+/*! The socket, for callers that want to poll it or set options; owned by \a s. */
+int gsmtaplog_fd(const struct gsmtaplog *s);
+
+/*! Close the socket and free \a s.  No other thread may use \a s any more.  NULL is allowed. */
+void gsmtaplog_close(struct gsmtaplog *s);
+
+/* The basename of this source file, computed by the compiler where it can. */
+#ifdef __FILE_NAME__
+#define GSMTAPLOG_FILE __FILE_NAME__
+#else
+#define GSMTAPLOG_FILE __FILE__
+#endif
+
+/*! Log with this file's name and line: GSMTAPLOG(s, GSMTAPLOG_INFO, "MAIN", "x=%d", x); */
+#define GSMTAPLOG(s, level, subsys, ...) \
+	gsmtaplog_printf(s, level, subsys, GSMTAPLOG_FILE, __LINE__, __VA_ARGS__)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,135 @@
+/* test_wire_codec.c: encode/decode round trip, name limits, and every malformed-header verdict. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdlib.h>
+
+#include "tap.h"
+#include "wire.h"
+
+#define S(lit) ((struct wire_str){ lit, sizeof(lit) - 1 })
+
+static size_t build(uint8_t *dgram, const struct wire_log *in)
+{
+	wire_encode_prefix(dgram, in);
+	memcpy(dgram + WIRE_PREFIX_LEN, in->text.ptr, in->text.len);
+	return WIRE_PREFIX_LEN + in->text.len;
+}
+
+static void round_trip(void)
+{
+	const struct wire_log in = {
+		.seq = 0xdeadbeef, .sec = 1764000000, .usec = 999999, .pid = 4242,
+		.line = 123456, .level = WIRE_LEVEL_NOTICE,
+		.ident = S("osmo-bts-trx"), .subsys = S("RSL"), .file = S("rsl.c"),
+		.text = S("hello\n"),
+	};
+	uint8_t dgram[WIRE_DATAGRAM_MAX];
+	size_t len = build(dgram, &in);
+	struct wire_log out;
+
+	is_int(wire_decode(dgram, len, &out), WIRE_OK, "round trip decodes as a log datagram");
+	is_int(dgram[0], 2, "version byte is 2");
+	is_int(dgram[1], 4, "hdr_len is 4 words");
+	is_int(dgram[2], 0x10, "type is 0x10");
+	ok(memcmp(dgram + 8, "\xde\xad\xbe\xef", 4) == 0, "frame_number carries seq big-endian");
+	is_int(out.seq, in.seq, "seq");
+	is_int(out.sec, in.sec, "sec");
+	is_int(out.usec, in.usec, "usec");
+	is_int(out.pid, in.pid, "pid");
+	is_int(out.line, in.line, "line");
+	is_int(out.level, in.level, "level");
+	is_mem(out.ident.ptr, out.ident.len, "osmo-bts-trx", "ident");
+	is_mem(out.subsys.ptr, out.subsys.len, "RSL", "subsys");
+	is_mem(out.file.ptr, out.file.len, "rsl.c", "file");
+	is_mem(out.text.ptr, out.text.len, "hello\n", "text, trailing newline kept");
+}
+
+static void names_are_cut_to_keep_a_nul(void)
+{
+	const struct wire_log in = {
+		.ident = S("0123456789abcdefXYZ"), .subsys = S("SUBSYSTEM_TOO_LONG"),
+		.file = S("a_very_long_source_file_name_that_overflows.c"),
+	};
+	uint8_t dgram[WIRE_DATAGRAM_MAX];
+	struct wire_log out;
+
+	is_int(wire_decode(dgram, build(dgram, &in), &out), WIRE_OK, "long names encode");
+	is_mem(out.ident.ptr, out.ident.len, "0123456789abcde", "ident cut to 15 bytes");
+	is_mem(out.subsys.ptr, out.subsys.len, "SUBSYSTEM_TOO_L", "subsys cut to 15 bytes");
+	is_mem(out.file.ptr, out.file.len, "a_very_long_source_file_name_th", "file cut to 31 bytes");
+	is_int(out.text.len, 0, "empty text decodes to length 0");
+}
+
+static void names_without_nul_stop_at_field_end(void)
+{
+	uint8_t dgram[WIRE_PREFIX_LEN];
+	struct wire_log out;
+
+	wire_encode_prefix(dgram, &(struct wire_log){ 0 });
+	memset(dgram + WIRE_GSMTAP_HDR_LEN + WIRE_LOG_OFF_IDENT, 'I', WIRE_IDENT_LEN);
+	memset(dgram + WIRE_GSMTAP_HDR_LEN + WIRE_LOG_OFF_SUBSYS, 'S', WIRE_SUBSYS_LEN);
+	memset(dgram + WIRE_GSMTAP_HDR_LEN + WIRE_LOG_OFF_FILE, 'F', WIRE_FILE_LEN);
+	is_int(wire_decode(dgram, sizeof(dgram), &out), WIRE_OK, "unterminated names decode");
+	is_int(out.ident.len, WIRE_IDENT_LEN, "unterminated ident stops at 16");
+	is_int(out.subsys.len, WIRE_SUBSYS_LEN, "unterminated subsys stops at 16");
+	is_int(out.file.len, WIRE_FILE_LEN, "unterminated file stops at 32");
+}
+
+static void every_short_length_is_rejected(void)
+{
+	uint8_t dgram[WIRE_PREFIX_LEN];
+	struct wire_log out;
+	int wrong = 0;
+
+	wire_encode_prefix(dgram, &(struct wire_log){ .seq = 7 });
+	for (size_t len = 0; len < WIRE_PREFIX_LEN; len++) {
+		enum wire_verdict want = len < WIRE_GSMTAP_HDR_LEN ? WIRE_SHORT : WIRE_SHORT_LOG;
+
+		wrong += wire_decode(dgram, len, &out) != want || out.seq != 0;
+	}
+	is_int(wrong, 0, "each length 0..99 is short (below 16) or short_log, with no seq");
+	is_int(wire_decode(dgram, WIRE_PREFIX_LEN, &out), WIRE_OK, "length 100 is a log with empty text");
+}
+
+static void bad_headers(void)
+{
+	uint8_t dgram[WIRE_PREFIX_LEN + 8];
+	struct wire_log out;
+
+	wire_encode_prefix(dgram, &(struct wire_log){ .seq = 9 });
+	dgram[0] = 1;
+	is_int(wire_decode(dgram, sizeof(dgram), &out), WIRE_BAD_VERSION, "version 1 is bad_version");
+	dgram[0] = 2;
+	dgram[1] = 3;
+	is_int(wire_decode(dgram, sizeof(dgram), &out), WIRE_BAD_HDR_LEN, "hdr_len 3 words is below 16 bytes");
+	dgram[1] = 255;
+	is_int(wire_decode(dgram, sizeof(dgram), &out), WIRE_BAD_HDR_LEN, "hdr_len past the end");
+	dgram[1] = 6;	/* 24-byte gsmtap_hdr: the log header starts 8 bytes later */
+	is_int(wire_decode(dgram, WIRE_PREFIX_LEN + 7, &out), WIRE_SHORT_LOG, "extended header leaves too little");
+	is_int(wire_decode(dgram, WIRE_PREFIX_LEN + 8, &out), WIRE_OK, "extended header with a full log header");
+	is_int(out.text.len, 0, "extended header: text starts after hdr_len*4 + 84");
+	dgram[1] = 4;
+	dgram[2] = 0x01;	/* GSMTAP_TYPE_UM */
+	is_int(wire_decode(dgram, sizeof(dgram), &out), WIRE_NOT_LOG, "type 0x01 is not_log");
+	is_int(out.seq, 9, "not_log still reports frame_number");
+	is_int(wire_gsmtap_type(dgram, sizeof(dgram)), 1, "wire_gsmtap_type reads the type");
+	is_int(wire_gsmtap_type(dgram, 2), -1, "wire_gsmtap_type of 2 bytes is -1");
+}
+
+static void names(void)
+{
+	ok(strcmp(wire_verdict_name(WIRE_BAD_HDR_LEN), "bad_hdr_len") == 0, "verdict names");
+	ok(strcmp(wire_verdict_name(WIRE_VERDICT_COUNT), "unknown") == 0, "out-of-range verdict");
+	ok(strcmp(wire_level_name(WIRE_LEVEL_FATAL), "FATAL") == 0, "level 8 is FATAL");
+	ok(wire_level_name(2) == NULL, "level 2 has no name");
+}
+
+int main(void)
+{
+	round_trip();
+	names_are_cut_to_keep_a_nul();
+	names_without_nul_stop_at_field_end();
+	every_short_length_is_rejected();
+	bad_headers();
+	names();
+	return done_testing();
+}

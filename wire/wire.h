@@ -1,0 +1,113 @@
+/* wire.h: the GSMTAP log datagram layout, defined once (encode and bounds-checked decode). */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A GSMTAP log datagram is a gsmtap_hdr (16 bytes, more when hdr_len says so),
+ * a gsmtap_osmocore_log_hdr (84 bytes) and the text, exactly as libosmocore's
+ * <osmocom/core/gsmtap.h> lays it out.  All integers are big-endian.  Every other
+ * file in the suite reads or writes the format through this module; the
+ * dissector reads it through Wireshark's tvb accessors, and the shared tests
+ * check that both agree.
+ */
+
+#define WIRE_PORT		4729
+#define WIRE_VERSION		2
+#define WIRE_TYPE_LOG		0x10
+#define WIRE_GSMTAP_HDR_LEN	16
+#define WIRE_LOG_HDR_LEN	84
+#define WIRE_PREFIX_LEN		(WIRE_GSMTAP_HDR_LEN + WIRE_LOG_HDR_LEN)
+/* libosmocore cuts the text at this many bytes; its last byte is then NUL. */
+#define WIRE_TEXT_MAX		4096
+#define WIRE_DATAGRAM_MAX	(WIRE_PREFIX_LEN + WIRE_TEXT_MAX)
+
+/* Sizes of the fixed-width name fields. */
+#define WIRE_IDENT_LEN		16
+#define WIRE_SUBSYS_LEN		16
+#define WIRE_FILE_LEN		32
+
+/* Offsets inside gsmtap_hdr. */
+enum wire_gsmtap_offset {
+	WIRE_OFF_VERSION	= 0,
+	WIRE_OFF_HDR_LEN	= 1,	/*!< in 32-bit words */
+	WIRE_OFF_TYPE		= 2,
+	WIRE_OFF_FRAME_NUMBER	= 8,	/*!< BE32: our per-sender sequence */
+};
+
+/* Offsets inside gsmtap_osmocore_log_hdr, counted from its first byte. */
+enum wire_log_offset {
+	WIRE_LOG_OFF_SEC	= 0,
+	WIRE_LOG_OFF_USEC	= 4,
+	WIRE_LOG_OFF_IDENT	= 8,
+	WIRE_LOG_OFF_PID	= 24,
+	WIRE_LOG_OFF_LEVEL	= 28,
+	WIRE_LOG_OFF_PAD	= 29,
+	WIRE_LOG_OFF_SUBSYS	= 32,
+	WIRE_LOG_OFF_FILE	= 48,
+	WIRE_LOG_OFF_LINE	= 80,
+};
+
+/* libosmocore's level numbers. */
+enum wire_level {
+	WIRE_LEVEL_DEBUG	= 1,
+	WIRE_LEVEL_INFO		= 3,
+	WIRE_LEVEL_NOTICE	= 5,
+	WIRE_LEVEL_ERROR	= 7,
+	WIRE_LEVEL_FATAL	= 8,
+};
+
+/*! A string that is not NUL terminated: it points into a datagram or a caller's buffer. */
+struct wire_str {
+	const char *ptr;
+	size_t len;
+};
+
+/*! One log line, as sent or as received.  Names longer than their field are cut
+ *  on encode; on decode they point into the datagram and stop at the first NUL
+ *  or the field's end, whichever comes first. */
+struct wire_log {
+	uint32_t seq;		/*!< gsmtap_hdr.frame_number; 0 means the sender has no sequence */
+	uint32_t sec;		/*!< sender wall clock, seconds */
+	uint32_t usec;		/*!< sender wall clock, microseconds */
+	uint32_t pid;		/*!< thread id (libosmocore >= 1.5) or process id */
+	uint32_t line;		/*!< source line number */
+	uint8_t level;		/*!< enum wire_level, but any value may arrive */
+	struct wire_str ident;	/*!< process name, at most 15 bytes on encode */
+	struct wire_str subsys;	/*!< subsystem, without libosmocore's leading 'D' */
+	struct wire_str file;	/*!< source file basename */
+	struct wire_str text;	/*!< the message, as many bytes as the datagram holds */
+};
+
+/*! What wire_decode() made of a datagram. */
+enum wire_verdict {
+	WIRE_OK = 0,		/*!< a well-formed GSMTAP log datagram */
+	WIRE_NOT_LOG,		/*!< well-formed GSMTAP of another type: no log fields */
+	WIRE_SHORT,		/*!< shorter than a gsmtap_hdr */
+	WIRE_BAD_VERSION,	/*!< version is not 2 */
+	WIRE_BAD_HDR_LEN,	/*!< hdr_len below 16 bytes or past the datagram's end */
+	WIRE_SHORT_LOG,		/*!< type 0x10 but shorter than the log header */
+	WIRE_VERDICT_COUNT
+};
+
+/*! Write the 100-byte prefix (gsmtap_hdr + log header) of \a log into \a out.
+ *  \param[out] out  WIRE_PREFIX_LEN bytes
+ *  \param[in] log   all fields; log->text is not touched (it follows in its own iovec)
+ *  Safe in a signal handler: no allocation, no library calls but memcpy/memset. */
+void wire_encode_prefix(uint8_t out[WIRE_PREFIX_LEN], const struct wire_log *log);
+
+/*! Decode \a len bytes of \a buf.  Every offset is checked against \a len first.
+ *  \param[out] log  filled completely for WIRE_OK; only seq for WIRE_NOT_LOG; zeroed otherwise
+ *  \returns the verdict */
+enum wire_verdict wire_decode(const uint8_t *buf, size_t len, struct wire_log *log);
+
+/*! Short lower-case name of a verdict, for statistics ("ok", "short", ...). */
+const char *wire_verdict_name(enum wire_verdict v);
+
+/*! libosmocore's name of a level ("DEBUG", ...), or NULL for a number it does not define. */
+const char *wire_level_name(unsigned int level);
+
+/*! The gsmtap_hdr.type of a datagram, or -1 when it is too short to have one. */
+int wire_gsmtap_type(const uint8_t *buf, size_t len);

@@ -64,7 +64,7 @@ size_t text_escape(char *out, size_t room, const uint8_t *in, size_t len, bool f
 		if (b == '\\') {
 			out[o++] = '\\';
 			out[o++] = '\\';
-		} else if (b > 0x20 && b < 0x7f || (b == ' ' && !field)) {
+		} else if ((b > 0x20 && b < 0x7f) || (b == ' ' && !field)) {
 			out[o++] = b;
 		} else {
 			out[o++] = '\\';

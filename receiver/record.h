@@ -18,3 +18,6 @@ struct rx_record {
 	const uint8_t *data;		/*!< UDP payload; valid until the input's next batch */
 	size_t len;			/*!< bytes at data */
 };
+
+/*! How an input hands over each datagram; the record is valid only during the call. */
+typedef void (*rx_deliver_cb)(void *ctx, const struct rx_record *r);

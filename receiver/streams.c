@@ -1,1 +1,393 @@
-/* streams.c: placeholder until the module lands. */
+/* streams.c: per-sender accounting (received, lost, reordered, restarts, malformed) in a bounded table. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "streams.h"
+
+#define NIL		UINT32_MAX
+/* A sequence number this far ahead is a gap; any further is a number from
+ * behind, which only the reorder window can explain. */
+#define SEQ_MAX_GAP	(1u << 31)
+
+/*
+ * The table is one array of cap slots, a hash index over it and two lists
+ * threaded through it by slot number: BY_USE, least recently seen first, whose
+ * head is the one to evict, and BY_AGE, in order of first appearance, which is
+ * index order.  Nothing is allocated after streams_new(): a flood of spoofed
+ * sources only evicts, and every operation stays O(1).
+ */
+enum { BY_USE, BY_AGE, NLISTS };
+
+struct link {
+	uint32_t prev, next;
+};
+
+struct list {
+	uint32_t head, tail;
+};
+
+/* Family, address, port and IPv6 scope, packed so that comparing and hashing
+ * are a few word operations. */
+struct stream_key {
+	uint64_t w[3];
+};
+
+struct slot {
+	struct stream s;
+	struct stream_key key;
+	uint32_t bucket;		/* the hash chain it hangs in */
+	uint32_t chain;			/* next slot in that chain */
+	struct link link[NLISTS];
+	uint8_t ident_len;		/* a wire_str may hold NULs: strlen(s.ident) is not this */
+};
+
+struct streams {
+	struct slot *slots;
+	uint32_t *buckets;		/* first slot of each chain */
+	uint32_t mask;			/* buckets - 1; a power of two, at least 2 * cap */
+	size_t cap, count;
+	struct list list[NLISTS];
+	uint64_t sip_key[2];		/* random, so that no one can aim at a chain */
+	unsigned int next_index;
+	uint64_t evicted;
+	struct stream_counts gone;	/* counts of evicted streams */
+};
+
+#define ROTL(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
+
+/* One SipRound, on locals so that the state stays in registers. */
+#define SIPROUND						\
+	do {							\
+		v0 += v1;					\
+		v1 = ROTL(v1, 13);				\
+		v1 ^= v0;					\
+		v0 = ROTL(v0, 32);				\
+		v2 += v3;					\
+		v3 = ROTL(v3, 16);				\
+		v3 ^= v2;					\
+		v0 += v3;					\
+		v3 = ROTL(v3, 21);				\
+		v3 ^= v0;					\
+		v2 += v1;					\
+		v1 = ROTL(v1, 17);				\
+		v1 ^= v2;					\
+		v2 = ROTL(v2, 32);				\
+	} while (0)
+
+/* SipHash-1-3 of n 64-bit words: a keyed PRF (the variant Rust and Python use
+ * for their hash tables), so that a sender who does not know the key cannot
+ * choose sources that share a chain. */
+static uint64_t siphash(const uint64_t key[2], const uint64_t *m, size_t n)
+{
+	uint64_t v0 = key[0] ^ 0x736f6d6570736575ULL, v1 = key[1] ^ 0x646f72616e646f6dULL;
+	uint64_t v2 = key[0] ^ 0x6c7967656e657261ULL, v3 = key[1] ^ 0x7465646279746573ULL;
+	uint64_t last = (uint64_t)(n * 8) << 56;
+
+	for (size_t i = 0; i < n; i++) {
+		v3 ^= m[i];
+		SIPROUND;
+		v0 ^= m[i];
+	}
+	v3 ^= last;
+	SIPROUND;
+	v0 ^= last;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static struct stream_key make_key(const struct sockaddr *sa, size_t *size)
+{
+	struct stream_key k = { { 0, 0, (uint64_t)sa->sa_family << 48 } };
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+		k.w[1] = sin->sin_addr.s_addr;
+		k.w[2] |= (uint64_t)sin->sin_port << 32;
+		*size = sizeof(*sin);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
+
+		memcpy(k.w, &sin6->sin6_addr, sizeof(sin6->sin6_addr));
+		k.w[2] |= (uint64_t)sin6->sin6_port << 32 | sin6->sin6_scope_id;
+		*size = sizeof(*sin6);
+	} else {
+		*size = sizeof(*sa);
+	}
+	return k;
+}
+
+static bool same_key(const struct stream_key *a, const struct stream_key *b)
+{
+	return a->w[0] == b->w[0] && a->w[1] == b->w[1] && a->w[2] == b->w[2];
+}
+
+static void list_push(struct streams *st, int l, uint32_t i)
+{
+	struct list *list = &st->list[l];
+
+	st->slots[i].link[l] = (struct link){ list->tail, NIL };
+	if (list->tail != NIL)
+		st->slots[list->tail].link[l].next = i;
+	else
+		list->head = i;
+	list->tail = i;
+}
+
+static void list_unlink(struct streams *st, int l, uint32_t i)
+{
+	struct list *list = &st->list[l];
+	struct link *k = &st->slots[i].link[l];
+
+	if (k->prev != NIL)
+		st->slots[k->prev].link[l].next = k->next;
+	else
+		list->head = k->next;
+	if (k->next != NIL)
+		st->slots[k->next].link[l].prev = k->prev;
+	else
+		list->tail = k->prev;
+}
+
+static void counts_add(struct stream_counts *to, const struct stream_counts *c)
+{
+	to->received += c->received;
+	to->lost += c->lost;
+	to->reordered += c->reordered;
+	to->duplicates += c->duplicates;
+	to->restarts += c->restarts;
+	to->malformed += c->malformed;
+}
+
+struct streams *streams_new(size_t cap)
+{
+	struct streams *st;
+	size_t buckets = 2;
+
+	/* Slot numbers and the bucket count must fit in 32 bits. */
+	if (!cap || cap > UINT32_MAX / 4) {
+		errno = EINVAL;
+		return NULL;
+	}
+	while (buckets < 2 * cap)
+		buckets *= 2;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	if (getrandom(st->sip_key, sizeof(st->sip_key), 0) != sizeof(st->sip_key))
+		goto fail;
+	st->slots = calloc(cap, sizeof(*st->slots));
+	st->buckets = malloc(buckets * sizeof(*st->buckets));
+	if (!st->slots || !st->buckets)
+		goto fail;
+	memset(st->buckets, 0xff, buckets * sizeof(*st->buckets));
+	st->mask = buckets - 1;
+	st->cap = cap;
+	for (int l = 0; l < NLISTS; l++)
+		st->list[l] = (struct list){ NIL, NIL };
+	return st;
+fail:
+	/* getrandom() and calloc() set errno; free() keeps it since glibc 2.33. */
+	streams_free(st);
+	return NULL;
+}
+
+void streams_free(struct streams *st)
+{
+	if (!st)
+		return;
+	free(st->slots);
+	free(st->buckets);
+	free(st);
+}
+
+static uint32_t *chain_of(struct streams *st, const struct stream_key *k)
+{
+	return &st->buckets[siphash(st->sip_key, k->w, 3) & st->mask];
+}
+
+/* Free the least recently seen slot, keeping its counts in the totals. */
+static uint32_t evict(struct streams *st)
+{
+	uint32_t i = st->list[BY_USE].head;
+	struct slot *v = &st->slots[i];
+	uint32_t *p = &st->buckets[v->bucket];
+
+	while (*p != i)
+		p = &st->slots[*p].chain;
+	*p = v->chain;
+	for (int l = 0; l < NLISTS; l++)
+		list_unlink(st, l, i);
+	counts_add(&st->gone, &v->s.counts);
+	st->evicted++;
+	return i;
+}
+
+static struct slot *lookup(struct streams *st, const struct sockaddr *src)
+{
+	size_t size;
+	struct stream_key k = make_key(src, &size);
+	uint32_t *head = chain_of(st, &k);
+	struct slot *n;
+	uint32_t i;
+
+	for (i = *head; i != NIL; i = st->slots[i].chain) {
+		if (same_key(&st->slots[i].key, &k)) {
+			list_unlink(st, BY_USE, i);
+			list_push(st, BY_USE, i);
+			return &st->slots[i];
+		}
+	}
+	i = st->count < st->cap ? st->count++ : evict(st);
+	n = &st->slots[i];
+	memset(n, 0, sizeof(*n));
+	memcpy(&n->s.addr, src, size);
+	n->s.index = ++st->next_index;
+	n->key = k;
+	n->bucket = head - st->buckets;
+	n->chain = *head;
+	*head = i;
+	for (int l = 0; l < NLISTS; l++)
+		list_push(st, l, i);
+	return n;
+}
+
+/* The sender counts 1, 2, ..., 0xffffffff and then 1 again: 0 is not in the cycle. */
+static uint32_t seq_next(uint32_t seq)
+{
+	return seq == UINT32_MAX ? 1 : seq + 1;
+}
+
+/* Steps from a forward to b in that cycle of 0xffffffff numbers. */
+static uint32_t seq_distance(uint32_t a, uint32_t b)
+{
+	return b >= a ? b - a : b - a - 1;
+}
+
+enum seq_kind {
+	SEQ_FIRST,
+	SEQ_NEXT,
+	SEQ_GAP,
+	SEQ_DUPLICATE,
+	SEQ_LATE,
+	SEQ_RESTART,
+};
+
+static enum seq_kind seq_classify(uint32_t last, uint32_t seq, bool same_sender, uint32_t *gap)
+{
+	if (!last)
+		return SEQ_FIRST;
+	if (!same_sender)
+		return SEQ_RESTART;
+	*gap = seq_distance(seq_next(last), seq);
+	if (!*gap)
+		return SEQ_NEXT;
+	if (seq == last)
+		return SEQ_DUPLICATE;
+	/* A sender starts at 1; that beats reading it as a wrap with a gap. */
+	if (seq == 1)
+		return SEQ_RESTART;
+	if (*gap <= SEQ_MAX_GAP)
+		return SEQ_GAP;
+	if (seq_distance(seq, last) <= STREAMS_REORDER_WINDOW)
+		return SEQ_LATE;
+	return SEQ_RESTART;
+}
+
+static void count_seq(struct stream *s, uint32_t seq, bool same_sender)
+{
+	struct stream_counts *c = &s->counts;
+	uint32_t gap = 0;
+
+	switch (seq_classify(s->last_seq, seq, same_sender, &gap)) {
+	case SEQ_FIRST:
+	case SEQ_NEXT:
+		break;
+	case SEQ_GAP:
+		c->lost += gap;
+		break;
+	case SEQ_DUPLICATE:
+		c->duplicates++;
+		return;
+	case SEQ_LATE:
+		/* It was counted lost in the gap it left; without a bitmap a
+		 * late duplicate of an older number looks the same. */
+		c->reordered++;
+		if (c->lost)
+			c->lost--;
+		return;
+	case SEQ_RESTART:
+		c->restarts++;
+		break;
+	}
+	s->last_seq = seq;
+}
+
+/* Keep the sender's name, and say whether it is the one seen before. */
+static bool keep_ident(struct slot *n, const struct wire_log *log)
+{
+	size_t len = log->ident.len < WIRE_IDENT_LEN ? log->ident.len : WIRE_IDENT_LEN;
+	/* An empty wire_str may have a NULL ptr, which memcmp() must not see. */
+	bool same = len == n->ident_len && (!len || !memcmp(n->s.ident, log->ident.ptr, len));
+
+	if (!same) {
+		if (len)
+			memcpy(n->s.ident, log->ident.ptr, len);
+		n->s.ident[len] = '\0';
+		n->ident_len = len;
+	}
+	n->s.pid = log->pid;
+	return same;
+}
+
+const struct stream *streams_account(struct streams *st, const struct sockaddr *src,
+				     enum wire_verdict verdict, const struct wire_log *log,
+				     const struct timespec *now)
+{
+	struct slot *n = lookup(st, src);
+	bool same_sender;
+
+	n->s.counts.received++;
+	n->s.last_seen = *now;
+	if (verdict == WIRE_NOT_LOG)
+		return &n->s;	/* its frame_number is a GSM frame number, not ours */
+	if (verdict != WIRE_OK) {
+		n->s.counts.malformed++;
+		return &n->s;
+	}
+	same_sender = keep_ident(n, log);
+	if (log->seq)
+		count_seq(&n->s, log->seq, same_sender);
+	return &n->s;
+}
+
+void streams_totals(const struct streams *st, struct stream_counts *out)
+{
+	*out = st->gone;
+	for (size_t i = 0; i < st->count; i++)
+		counts_add(out, &st->slots[i].s.counts);
+}
+
+uint64_t streams_evicted(const struct streams *st)
+{
+	return st->evicted;
+}
+
+size_t streams_count(const struct streams *st)
+{
+	return st->count;
+}
+
+void streams_foreach(const struct streams *st, void (*cb)(const struct stream *s, void *arg), void *arg)
+{
+	for (uint32_t i = st->list[BY_AGE].head; i != NIL; i = st->slots[i].link[BY_AGE].next)
+		cb(&st->slots[i].s, arg);
+}

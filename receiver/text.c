@@ -1,9 +1,23 @@
 /* text.c: one datagram as one safe, readable text line: escaping, level names, colour. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "text.h"
+
+/* libosmocore's level colours (src/core/logging.c, level_colors[]), so that a
+ * line looks as it would on the sender's own terminal. */
+#define COLOUR_DEBUG	"\033[1;34m"
+#define COLOUR_INFO	"\033[1;32m"
+#define COLOUR_NOTICE	"\033[1;33m"
+#define COLOUR_ERROR	"\033[1;31m"
+#define COLOUR_END	"\033[0;m"
+
+/* "YYYY-mm-ddTHH:MM:SS" */
+#define DATE_LEN	19
 
 /* Length of the well-formed UTF-8 sequence at in[0..len), or 0 when the bytes
  * are not one (overlong, surrogate, past U+10FFFF, cut short).  C1 controls and
@@ -50,6 +64,7 @@ size_t text_escape(char *out, size_t room, const uint8_t *in, size_t len, bool f
 	for (size_t i = 0; i < len;) {
 		uint8_t b = in[i];
 		size_t n = b >= 0x80 ? utf8_sequence(in + i, len - i) : 0;
+		bool plain;
 
 		if (n) {
 			if (room - o < n)
@@ -59,13 +74,16 @@ size_t text_escape(char *out, size_t room, const uint8_t *in, size_t len, bool f
 			i += n;
 			continue;
 		}
-		if (room - o < 4)
+		/* Ask only for the room this byte takes, so that a result that
+		 * fits exactly is not refused. */
+		plain = (b > 0x20 && b < 0x7f && b != '\\') || (b == ' ' && !field);
+		if (room - o < (plain ? 1 : b == '\\' ? 2 : 4))
 			return 0;
-		if (b == '\\') {
-			out[o++] = '\\';
-			out[o++] = '\\';
-		} else if ((b > 0x20 && b < 0x7f) || (b == ' ' && !field)) {
+		if (plain) {
 			out[o++] = b;
+		} else if (b == '\\') {
+			out[o++] = '\\';
+			out[o++] = '\\';
 		} else {
 			out[o++] = '\\';
 			out[o++] = 'x';
@@ -75,4 +93,263 @@ size_t text_escape(char *out, size_t room, const uint8_t *in, size_t len, bool f
 		i++;
 	}
 	return o;
+}
+
+size_t text_addr(char *out, size_t room, const struct sockaddr *sa)
+{
+	char host[INET6_ADDRSTRLEN];
+	int n;
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+		n = snprintf(out, room, "%s:%u", host, ntohs(sin->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
+		/* Two link-local senders differ only in their scope. */
+		if (sin6->sin6_scope_id)
+			n = snprintf(out, room, "[%s%%%u]:%u", host,
+				     (unsigned int)sin6->sin6_scope_id, ntohs(sin6->sin6_port));
+		else
+			n = snprintf(out, room, "[%s]:%u", host, ntohs(sin6->sin6_port));
+	} else {
+		n = snprintf(out, room, "-");
+	}
+	if (n < 0 || (size_t)n >= room) {
+		if (room)
+			out[0] = '\0';
+		return 0;
+	}
+	return n;
+}
+
+/* A bounded output cursor: every put checks the room, and an overflow is only
+ * looked at once, at the end of the line. */
+struct cursor {
+	char *p;
+	char *end;
+	bool full;
+};
+
+static void put_mem(struct cursor *c, const void *s, size_t n)
+{
+	if ((size_t)(c->end - c->p) < n) {
+		c->full = true;
+		return;
+	}
+	memcpy(c->p, s, n);
+	c->p += n;
+}
+
+static void put_char(struct cursor *c, char ch)
+{
+	put_mem(c, &ch, 1);
+}
+
+static void put_str(struct cursor *c, const char *s)
+{
+	put_mem(c, s, strlen(s));
+}
+
+/* Write \a v as exactly \a width decimal digits, zero-padded. */
+static void digits(char *p, uint64_t v, int width)
+{
+	while (width--) {
+		p[width] = '0' + v % 10;
+		v /= 10;
+	}
+}
+
+static void put_fixed(struct cursor *c, uint64_t v, int width)
+{
+	char buf[20];
+
+	digits(buf, v, width);
+	put_mem(c, buf, width);
+}
+
+static void put_uint(struct cursor *c, uint64_t v)
+{
+	char buf[20];
+	int n = 0;
+
+	do {
+		buf[sizeof(buf) - ++n] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	put_mem(c, buf + sizeof(buf) - n, n);
+}
+
+static void put_escaped(struct cursor *c, struct wire_str s, bool field)
+{
+	size_t n;
+
+	if (!s.len)
+		return;
+	n = text_escape(c->p, c->end - c->p, (const uint8_t *)s.ptr, s.len, field);
+	if (!n)
+		c->full = true;
+	c->p += n;
+}
+
+/* A name is one space-separated field, so an empty one must still show. */
+static void put_name(struct cursor *c, struct wire_str s)
+{
+	if (s.len)
+		put_escaped(c, s, true);
+	else
+		put_char(c, '-');
+}
+
+/* The date and time of one second, kept because gmtime_r() costs more than the
+ * rest of the line, and consecutive lines nearly always share their second.
+ * Each timestamp (receive, send) has its own cache so that a sender whose clock
+ * is off does not make them evict each other; they are thread-local, so
+ * text_format() stays safe to call from several threads. */
+struct second_cache {
+	int64_t sec;
+	bool valid;
+	char date[DATE_LEN];
+};
+
+static _Thread_local struct second_cache rx_cache, sent_cache;
+
+static void format_second(char date[DATE_LEN], int64_t sec)
+{
+	time_t t = sec;
+	struct tm tm;
+
+	/* A time that has no four-digit year shows as an impossible date
+	 * rather than as a wrong one. */
+	if (t != sec || !gmtime_r(&t, &tm) || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900) {
+		memcpy(date, "0000-00-00T00:00:00", DATE_LEN);
+		return;
+	}
+	digits(date, tm.tm_year + 1900, 4);
+	date[4] = '-';
+	digits(date + 5, tm.tm_mon + 1, 2);
+	date[7] = '-';
+	digits(date + 8, tm.tm_mday, 2);
+	date[10] = 'T';
+	digits(date + 11, tm.tm_hour, 2);
+	date[13] = ':';
+	digits(date + 14, tm.tm_min, 2);
+	date[16] = ':';
+	digits(date + 17, tm.tm_sec, 2);
+}
+
+/* Write sec + frac/per_sec as ISO 8601 UTC with \a width fraction digits.  A
+ * fraction past one second (a sender may put anything in usec) is carried. */
+static void put_time(struct cursor *c, struct second_cache *cache, int64_t sec,
+		     int64_t frac, int64_t per_sec, int width)
+{
+	sec += frac / per_sec;
+	frac %= per_sec;
+	if (frac < 0) {
+		frac += per_sec;
+		sec--;
+	}
+	if (!cache->valid || cache->sec != sec) {
+		format_second(cache->date, sec);
+		cache->sec = sec;
+		cache->valid = true;
+	}
+	put_mem(c, cache->date, DATE_LEN);
+	put_char(c, '.');
+	put_fixed(c, frac, width);
+	put_char(c, 'Z');
+}
+
+/* inet_ntop() goes through sprintf, and a collector mostly hears the same few
+ * senders in a row, so the text of the last source is kept (per thread). */
+static _Thread_local struct {
+	struct sockaddr_storage sa;
+	size_t len;
+	char text[INET6_ADDRSTRLEN + sizeof("[%4294967295]:65535")];
+} addr_cache;
+
+static void put_addr(struct cursor *c, const struct sockaddr_storage *sa)
+{
+	size_t size = sa->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+		      sa->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : 0;
+
+	if (!size) {
+		put_char(c, '-');
+		return;
+	}
+	if (!addr_cache.len || memcmp(&addr_cache.sa, sa, size)) {
+		memcpy(&addr_cache.sa, sa, size);
+		addr_cache.len = text_addr(addr_cache.text, sizeof(addr_cache.text),
+					   (const struct sockaddr *)sa);
+	}
+	put_mem(c, addr_cache.text, addr_cache.len);
+}
+
+static void put_level(struct cursor *c, unsigned int level)
+{
+	const char *name = wire_level_name(level);
+
+	if (name) {
+		put_str(c, name);
+	} else {
+		put_char(c, 'L');
+		put_uint(c, level);
+	}
+}
+
+static const char *level_colour(unsigned int level)
+{
+	switch (level) {
+	case WIRE_LEVEL_DEBUG:	return COLOUR_DEBUG;
+	case WIRE_LEVEL_INFO:	return COLOUR_INFO;
+	case WIRE_LEVEL_NOTICE:	return COLOUR_NOTICE;
+	/* ERROR, FATAL, and, as in libosmocore, any level it does not know */
+	default:		return COLOUR_ERROR;
+	}
+}
+
+/* The message without what only ends it: a NUL run (libosmocore's truncation,
+ * osmo-gsmtap-logsend's terminator) and then one newline. */
+static struct wire_str message_body(struct wire_str t)
+{
+	while (t.len && t.ptr[t.len - 1] == '\0')
+		t.len--;
+	if (t.len && t.ptr[t.len - 1] == '\n')
+		t.len--;
+	return t;
+}
+
+size_t text_format(char *out, size_t room, const struct rx_record *r,
+		   const struct wire_log *log, bool colour)
+{
+	struct cursor c = { out, out + (room < TEXT_LINE_MAX ? room : TEXT_LINE_MAX), false };
+
+	if (colour)
+		put_str(&c, level_colour(log->level));
+	put_time(&c, &rx_cache, r->rx_time.tv_sec, r->rx_time.tv_nsec, 1000000000, 9);
+	put_char(&c, ' ');
+	put_addr(&c, &r->src);
+	put_char(&c, ' ');
+	put_name(&c, log->ident);
+	put_char(&c, '[');
+	put_uint(&c, log->pid);
+	put_str(&c, "] ");
+	put_name(&c, log->subsys);
+	put_char(&c, ' ');
+	put_level(&c, log->level);
+	put_char(&c, ' ');
+	put_name(&c, log->file);
+	put_char(&c, ':');
+	put_uint(&c, log->line);
+	put_char(&c, ' ');
+	put_time(&c, &sent_cache, log->sec, log->usec, 1000000, 6);
+	put_char(&c, ' ');
+	put_escaped(&c, message_body(log->text), false);
+	if (colour)
+		put_str(&c, COLOUR_END);
+	put_char(&c, '\n');
+	return c.full ? 0 : (size_t)(c.p - out);
 }

@@ -26,7 +26,7 @@ size_t text_escape(char *out, size_t room, const uint8_t *in, size_t len, bool f
  *  an empty name is "-"; LEVEL is DEBUG..FATAL or L<n>.  One trailing NUL run and then
  *  one '\n' are removed from the message before it is escaped.
  *  \param[in] colour  wrap the line in an ANSI colour for its level (for terminals)
- *  \returns bytes written, at most TEXT_LINE_MAX */
+ *  \returns bytes written (no NUL), at most TEXT_LINE_MAX, or 0 if \a room is too small */
 size_t text_format(char *out, size_t room, const struct rx_record *r,
 		   const struct wire_log *log, bool colour);
 

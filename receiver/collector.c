@@ -1,0 +1,81 @@
+/* collector.c: the core every input feeds: decode, account per stream, fan out to the outputs. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <string.h>
+
+#include "collector.h"
+
+int collector_init(struct collector *c, size_t max_streams)
+{
+	memset(c, 0, sizeof(*c));
+	c->streams = streams_new(max_streams);
+	c->now = time(NULL);
+	return c->streams ? 0 : -errno;
+}
+
+void collector_add_output(struct collector *c, struct output *o)
+{
+	c->outputs[c->n_outputs++] = o;
+}
+
+void collector_take_cb(void *ctx, const struct rx_record *r)
+{
+	struct collector *c = ctx;
+	struct wire_log log;
+	enum wire_verdict v = wire_decode(r->data, r->len, &log);
+
+	c->counts.received++;
+	streams_account(c->streams, (const struct sockaddr *)&r->src, v, &log, &r->rx_time);
+	for (size_t i = 0; i < c->n_outputs; i++)
+		output_add(c->outputs[i], r, v, &log, c->now);
+}
+
+void collector_flush(struct collector *c)
+{
+	c->now = time(NULL);
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		output_flush(c->outputs[i], c->now);
+		output_tick(c->outputs[i], c->now);
+	}
+}
+
+int collector_reopen(struct collector *c)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		int rc = output_reopen(c->outputs[i], c->now);
+
+		if (rc && !first)
+			first = rc;
+	}
+	return first;
+}
+
+void collector_totals(const struct collector *c, struct collector_totals *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->received = c->counts.received;
+	out->kernel_drops = c->counts.kernel_drops;
+	out->filtered = c->counts.filtered;
+	streams_totals(c->streams, &out->streams);
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		struct ring_stats rs;
+
+		output_stats(c->outputs[i], &rs);
+		out->unwritten += rs.lost;
+		/* The first file output is the main one: pcapng when there is one. */
+		if (i == 0)
+			out->written = rs.written;
+	}
+}
+
+void collector_close(struct collector *c)
+{
+	for (size_t i = 0; i < c->n_outputs; i++)
+		output_close(c->outputs[i], c->now);
+	c->n_outputs = 0;
+	streams_free(c->streams);
+	c->streams = NULL;
+}

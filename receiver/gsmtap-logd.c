@@ -1,0 +1,378 @@
+/* gsmtap-logd.c: the collector daemon: wires inputs to the collector, owns signals, the loop and the summary. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "options.h"
+#include "rx_capture.h"
+#include "rx_socket.h"
+#include "text.h"
+
+/* Set by the signal handlers, acted on by the loop. */
+static volatile sig_atomic_t got_term, got_hup, got_usr1;
+
+static void signal_cb(int sig)
+{
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else if (sig == SIGUSR1)
+		got_usr1 = 1;
+	else
+		got_term = 1;
+}
+
+struct daemon {
+	struct options opt;
+	struct collector col;
+	struct rx_socket *sockets[OPTIONS_LISTEN_MAX];
+	size_t n_sockets;
+	struct rx_capture *capture;
+	struct ring_stats last_ring[COLLECTOR_OUTPUTS_MAX];	/*!< to report changes once */
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	/* One write per line, so that lines from a summary never interleave. */
+	if (write(STDERR_FILENO, line, n) < 0)
+		return;
+}
+
+static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fatal(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	say("gsmtap-logd: %s", line);
+	exit(1);
+}
+
+static void open_sockets(struct daemon *d)
+{
+	for (size_t i = 0; i < d->opt.n_listen; i++) {
+		const char *spec = d->opt.listen[i];
+		struct sockaddr_storage ss;
+		socklen_t len;
+		struct rx_socket *s;
+
+		if (rx_socket_parse(spec, 4729, &ss, &len))
+			fatal("cannot use listen address '%s': expected ADDR[:PORT], e.g. [::]:4729 or 0.0.0.0:4729", spec);
+		s = rx_socket_open((struct sockaddr *)&ss, len, d->opt.rcvbuf);
+		if (!s && errno == EADDRINUSE)
+			fatal("cannot bind %s: %s.\n"
+			      "  Another socket holds this port. On a host running Osmocom programs this is\n"
+			      "  most likely the unread sink socket that libosmocore's `log gsmtap` target\n"
+			      "  binds to HOST:4729 (it would also swallow the datagrams).\n"
+			      "  Remedies: start gsmtap-logd before the osmo programs, or capture instead\n"
+			      "  with `gsmtap-logd -i lo` (or the interface the traffic crosses).",
+			      spec, strerror(errno));
+		if (!s)
+			fatal("cannot listen on %s: %s", spec, strerror(errno));
+		d->sockets[d->n_sockets++] = s;
+	}
+}
+
+static void open_outputs(struct daemon *d)
+{
+	const struct { enum output_kind kind; const char *path; } want[] = {
+		{ OUTPUT_PCAPNG, d->opt.pcapng_path },
+		{ OUTPUT_TEXT, d->opt.text_path },
+		{ OUTPUT_STDOUT, d->opt.to_stdout ? "-" : NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct ring_opts ro = {
+			.dirfd = AT_FDCWD, .path = want[i].path, .filesize = d->opt.filesize,
+			.duration = d->opt.duration, .files = d->opt.files, .mode = 0640,
+		};
+		struct output *o;
+
+		if (!want[i].path)
+			continue;
+		o = output_open(want[i].kind, want[i].kind == OUTPUT_STDOUT ? NULL : &ro,
+				&d->col.counts, d->col.now);
+		if (!o)
+			fatal("cannot write %s: %s", want[i].path, strerror(errno));
+		collector_add_output(&d->col, o);
+	}
+}
+
+/* One line naming every input, so that an operator sees what is bound. */
+static void announce(struct daemon *d)
+{
+	char line[1024];
+	size_t n = 0;
+
+	if (d->capture) {
+		say("gsmtap-logd: %s %s, filter \"%s\"", d->opt.read_file ? "reading" : "capturing on",
+		    rx_capture_name(d->capture), d->opt.filter);
+		return;
+	}
+	for (size_t i = 0; i < d->n_sockets && n < sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - n, "%s%s (receive buffer %d bytes)",
+			      i ? ", " : "", rx_socket_name(d->sockets[i]), rx_socket_rcvbuf(d->sockets[i]));
+	say("gsmtap-logd: listening on %s", line);
+}
+
+static void refresh_kernel_drops(struct daemon *d)
+{
+	uint64_t drops = 0;
+
+	for (size_t i = 0; i < d->n_sockets; i++)
+		drops += rx_socket_drops(d->sockets[i]);
+	if (d->capture) {
+		struct rx_capture_stats cs;
+
+		rx_capture_stats(d->capture, &cs);
+		drops += cs.kernel_drops;
+	}
+	d->col.counts.kernel_drops = drops;
+}
+
+static void stream_line_cb(const struct stream *s, void *arg)
+{
+	char addr[INET6_ADDRSTRLEN + 16];
+	char ident[4 * WIRE_IDENT_LEN + 1];	/* remote data: escaped like the text output */
+	size_t n = text_escape(ident, sizeof(ident) - 1, (const uint8_t *)s->ident, strlen(s->ident), true);
+
+	(void)arg;
+	ident[n] = 0;
+	text_addr(addr, sizeof(addr), (const struct sockaddr *)&s->addr);
+	say("gsmtap-logd: stream %u src=%s ident=%s pid=%u received=%llu lost=%llu reordered=%llu "
+	    "duplicates=%llu restarts=%llu malformed=%llu",
+	    s->index, addr, n ? ident : "-", s->pid,
+	    (unsigned long long)s->counts.received, (unsigned long long)s->counts.lost,
+	    (unsigned long long)s->counts.reordered, (unsigned long long)s->counts.duplicates,
+	    (unsigned long long)s->counts.restarts, (unsigned long long)s->counts.malformed);
+}
+
+/* The summary: key=value figures, one line for the whole, one per output, per input, per stream. */
+static void print_summary(struct daemon *d)
+{
+	struct collector_totals t;
+
+	refresh_kernel_drops(d);
+	collector_totals(&d->col, &t);
+	say("gsmtap-logd: received=%llu written=%llu lost=%llu dropped=%llu malformed=%llu "
+	    "kernel_drops=%llu unwritten=%llu filtered=%llu reordered=%llu duplicates=%llu "
+	    "restarts=%llu streams=%zu evicted=%llu",
+	    (unsigned long long)t.received, (unsigned long long)t.written,
+	    (unsigned long long)t.streams.lost,
+	    (unsigned long long)(t.kernel_drops + t.unwritten + t.filtered),
+	    (unsigned long long)t.streams.malformed, (unsigned long long)t.kernel_drops,
+	    (unsigned long long)t.unwritten, (unsigned long long)t.filtered,
+	    (unsigned long long)t.streams.reordered, (unsigned long long)t.streams.duplicates,
+	    (unsigned long long)t.streams.restarts, streams_count(d->col.streams),
+	    (unsigned long long)streams_evicted(d->col.streams));
+	for (size_t i = 0; i < d->col.n_outputs; i++) {
+		struct ring_stats rs;
+
+		output_stats(d->col.outputs[i], &rs);
+		say("gsmtap-logd: output %s file=%s written=%llu unwritten=%llu files=%llu bytes=%llu%s%s",
+		    output_kind_name(d->col.outputs[i]), output_file(d->col.outputs[i]),
+		    (unsigned long long)rs.written, (unsigned long long)rs.lost,
+		    (unsigned long long)rs.files, (unsigned long long)rs.bytes,
+		    rs.failing ? " failing=" : "", rs.failing ? strerror(rs.last_error) : "");
+	}
+	for (size_t i = 0; i < d->n_sockets; i++)
+		say("gsmtap-logd: input %s kernel_drops=%llu", rx_socket_name(d->sockets[i]),
+		    (unsigned long long)rx_socket_drops(d->sockets[i]));
+	if (d->capture) {
+		struct rx_capture_stats cs;
+
+		rx_capture_stats(d->capture, &cs);
+		say("gsmtap-logd: input %s frames=%llu not_udp=%llu truncated=%llu kernel_drops=%llu",
+		    rx_capture_name(d->capture), (unsigned long long)cs.frames,
+		    (unsigned long long)cs.not_udp, (unsigned long long)cs.truncated,
+		    (unsigned long long)cs.kernel_drops);
+	}
+	if (!d->opt.quiet)
+		streams_foreach(d->col.streams, stream_line_cb, NULL);
+}
+
+/* Write failures are reported once per episode, and so is the recovery; each
+ * lost record is counted, not logged. */
+static void report_output_changes(struct daemon *d)
+{
+	for (size_t i = 0; i < d->col.n_outputs; i++) {
+		struct ring_stats rs, *last = &d->last_ring[i];
+
+		output_stats(d->col.outputs[i], &rs);
+		if (rs.failing && (!last->failing || rs.episodes != last->episodes))
+			say("gsmtap-logd: cannot write %s output %s: %s; counting what cannot be kept and retrying",
+			    output_kind_name(d->col.outputs[i]), output_file(d->col.outputs[i]),
+			    strerror(rs.last_error));
+		else if (!rs.failing && last->failing)
+			say("gsmtap-logd: %s output %s writable again; %llu records could not be written",
+			    output_kind_name(d->col.outputs[i]), output_file(d->col.outputs[i]),
+			    (unsigned long long)(rs.lost - last->lost));
+		if (rs.failing != last->failing || !rs.failing)
+			*last = rs;
+	}
+}
+
+/* Read every input until it is empty (for draining at exit) or once (in the loop). */
+static int read_inputs(struct daemon *d, bool until_empty)
+{
+	int total = 0, n;
+
+	for (size_t i = 0; i < d->n_sockets; i++) {
+		do {
+			n = rx_socket_read(d->sockets[i], collector_take_cb, &d->col);
+			if (n < 0) {
+				say("gsmtap-logd: reading %s: %s", rx_socket_name(d->sockets[i]), strerror(-n));
+				break;
+			}
+			total += n;
+		} while (until_empty && n > 0);
+	}
+	if (d->capture) {
+		do {
+			n = rx_capture_read(d->capture, collector_take_cb, &d->col);
+			if (n == -2)
+				say("gsmtap-logd: capture on %s: %s", rx_capture_name(d->capture),
+				    rx_capture_error(d->capture));
+			total += n > 0 ? n : 0;
+		} while (until_empty && n > 0);
+	}
+	return total;
+}
+
+static void install_signals(sigset_t *wait_mask)
+{
+	struct sigaction sa = { .sa_handler = signal_cb };
+	const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&block, sigs[i]);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	/* Signals are only let in while the loop waits, so that no flag is missed
+	 * between a check and the wait. */
+	sigprocmask(SIG_BLOCK, &block, wait_mask);
+	sigdelset(wait_mask, SIGTERM);
+	sigdelset(wait_mask, SIGINT);
+	sigdelset(wait_mask, SIGHUP);
+	sigdelset(wait_mask, SIGUSR1);
+}
+
+static void run_offline(struct daemon *d)
+{
+	int n;
+
+	while (!got_term && (n = rx_capture_read(d->capture, collector_take_cb, &d->col)) != -1) {
+		if (n == -2)
+			fatal("reading %s: %s", rx_capture_name(d->capture), rx_capture_error(d->capture));
+		collector_flush(&d->col);
+	}
+}
+
+static void run_live(struct daemon *d, const sigset_t *wait_mask)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	time_t next_stats = d->opt.stats_interval ? time(NULL) + d->opt.stats_interval : 0;
+
+	if (ep < 0)
+		fatal("epoll: %s", strerror(errno));
+	for (size_t i = 0; i < d->n_sockets; i++) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		epoll_ctl(ep, EPOLL_CTL_ADD, rx_socket_fd(d->sockets[i]), &ev);
+	}
+	if (d->capture) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, rx_capture_fd(d->capture), &ev))
+			fatal("cannot poll the capture: %s", strerror(errno));
+	}
+	while (!got_term) {
+		struct epoll_event evs[OPTIONS_LISTEN_MAX + 1];
+
+		/* A timeout, so that time-based rotation and retries run while idle. */
+		epoll_pwait(ep, evs, OPTIONS_LISTEN_MAX + 1, 500, wait_mask);
+		read_inputs(d, false);
+		collector_flush(&d->col);
+		report_output_changes(d);
+		if (got_hup) {
+			got_hup = 0;
+			if (collector_reopen(&d->col))
+				say("gsmtap-logd: reopening the output files failed; retrying on the next write");
+		}
+		if (got_usr1) {
+			got_usr1 = 0;
+			print_summary(d);
+		}
+		if (next_stats && d->col.now >= next_stats) {
+			next_stats = d->col.now + d->opt.stats_interval;
+			print_summary(d);
+		}
+	}
+	/* Drain: what the kernel already holds was received and must be kept. */
+	read_inputs(d, true);
+	collector_flush(&d->col);
+	close(ep);
+}
+
+int main(int argc, char **argv)
+{
+	static struct daemon d;
+	char errbuf[PCAP_ERRBUF_SIZE];
+	sigset_t wait_mask;
+
+	options_parse(&d.opt, argc, argv);
+	if (collector_init(&d.col, d.opt.max_streams))
+		fatal("cannot allocate the stream table: %s", strerror(errno));
+	install_signals(&wait_mask);
+	if (d.opt.read_file) {
+		d.capture = rx_capture_open_file(d.opt.read_file, d.opt.filter, errbuf);
+		if (!d.capture)
+			fatal("cannot read %s", errbuf);
+	} else if (d.opt.interface) {
+		d.capture = rx_capture_open_live(d.opt.interface, d.opt.filter, d.opt.rcvbuf, errbuf);
+		if (!d.capture)
+			fatal("cannot capture on %s", errbuf);
+	} else {
+		open_sockets(&d);
+	}
+	open_outputs(&d);
+	announce(&d);
+	if (d.opt.read_file)
+		run_offline(&d);
+	else
+		run_live(&d, &wait_mask);
+	print_summary(&d);
+	collector_close(&d.col);	/* pcapng ISBs carry the final counts */
+	for (size_t i = 0; i < d.n_sockets; i++)
+		rx_socket_close(d.sockets[i]);
+	rx_capture_close(d.capture);
+	return 0;
+}

@@ -1,0 +1,154 @@
+/* options.c: gsmtap-logd's command line: what the user asked for, checked before anything opens. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <err.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "rx_capture.h"
+
+static const char usage_text[] =
+"Usage: gsmtap-logd [OPTION]...\n"
+"Collect GSMTAP log datagrams (libosmocore `log gsmtap`, libgsmtaplog) into\n"
+"rotating pcapng and text files, counting every loss.\n"
+"\n"
+"Input (one kind):\n"
+"  -l, --listen ADDR[:PORT]  receive on a UDP socket (repeatable; default [::]:4729,\n"
+"                            which takes IPv4 and IPv6)\n"
+"  -i, --interface IFACE     capture GSMTAP crossing IFACE with libpcap instead\n"
+"  -r, --read FILE           convert a pcap/pcapng file, then exit\n"
+"  -f, --filter BPF          capture filter for -i and -r (default \"udp port 4729\")\n"
+"  -B, --buffer-size MIB     kernel receive buffer (default 32)\n"
+"\n"
+"Output (with neither -w nor --text, both go to ./" OPTIONS_DEFAULT_DIR "/):\n"
+"  -w, --pcapng PATH         write pcapng (all GSMTAP, malformed datagrams too)\n"
+"      --text PATH           write one text line per log datagram\n"
+"      --stdout              also print the text lines, coloured on a terminal\n"
+"  -b filesize:KB            rotate after KB kilobytes (1 kB = 1000 bytes)\n"
+"  -b duration:SECONDS       rotate after SECONDS\n"
+"  -b files:N                keep the newest N files of each output\n"
+"\n"
+"Statistics:\n"
+"      --stats-interval S    print the summary every S seconds (also on SIGUSR1, at exit)\n"
+"      --max-streams N       senders tracked at once (default 4096); older ones are evicted\n"
+"  -q, --quiet               leave per-stream lines out of the summary\n"
+"\n"
+"  -h, --help                this text\n"
+"  -V, --version             print the version\n"
+"\n"
+"Signals: HUP reopens the files (logrotate), TERM/INT drain, flush and exit 0,\n"
+"USR1 prints the summary.  See gsmtap-logd(8).\n";
+
+enum { OPT_TEXT = 256, OPT_STDOUT, OPT_STATS_INTERVAL, OPT_MAX_STREAMS };
+
+static const struct option long_options[] = {
+	{ "listen", required_argument, NULL, 'l' },
+	{ "interface", required_argument, NULL, 'i' },
+	{ "read", required_argument, NULL, 'r' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "buffer-size", required_argument, NULL, 'B' },
+	{ "pcapng", required_argument, NULL, 'w' },
+	{ "text", required_argument, NULL, OPT_TEXT },
+	{ "stdout", no_argument, NULL, OPT_STDOUT },
+	{ "ring-buffer", required_argument, NULL, 'b' },
+	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
+	{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 }
+};
+
+static void bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "gsmtap-logd: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'gsmtap-logd --help'.\n");
+	exit(2);
+}
+
+/* A whole decimal number in [min, max], or a usage error naming the option. */
+static unsigned long long number(const char *s, unsigned long long min, unsigned long long max,
+				 const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-')
+		bad_usage("%s needs a number", what);
+	v = strtoull(s, &end, 10);
+	if (*end || v < min || v > max)
+		bad_usage("%s is out of range or not a number", what);
+	return v;
+}
+
+/* dumpcap's -b syntax: filesize:KB, duration:SECONDS, files:N. */
+static void ring_option(struct options *o, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	size_t klen = colon ? (size_t)(colon - arg) : 0;
+
+	if (!colon)
+		bad_usage("-b %s: expected filesize:KB, duration:SECONDS or files:N", arg);
+	if (klen == 8 && !strncmp(arg, "filesize", 8))
+		o->filesize = number(colon + 1, 1, UINT64_MAX / 1000, "-b filesize") * 1000;
+	else if (klen == 8 && !strncmp(arg, "duration", 8))
+		o->duration = number(colon + 1, 1, 100000000, "-b duration");
+	else if (klen == 5 && !strncmp(arg, "files", 5))
+		o->files = number(colon + 1, 1, 100000, "-b files");
+	else
+		bad_usage("-b %s: expected filesize:KB, duration:SECONDS or files:N", arg);
+}
+
+void options_parse(struct options *o, int argc, char **argv)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->rcvbuf = 32 << 20;
+	o->max_streams = 4096;
+	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:qhV", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (o->n_listen == OPTIONS_LISTEN_MAX)
+				bad_usage("at most %s -l options", "16");
+			o->listen[o->n_listen++] = optarg;
+			break;
+		case 'i': o->interface = optarg; break;
+		case 'r': o->read_file = optarg; break;
+		case 'f': o->filter = optarg; break;
+		case 'B': o->rcvbuf = (int)number(optarg, 1, 1024, "-B (MiB)") << 20; break;
+		case 'w': o->pcapng_path = optarg; break;
+		case OPT_TEXT: o->text_path = optarg; break;
+		case OPT_STDOUT: o->to_stdout = true; break;
+		case 'b': ring_option(o, optarg); break;
+		case OPT_STATS_INTERVAL:
+			o->stats_interval = number(optarg, 1, 86400 * 365, "--stats-interval");
+			break;
+		case OPT_MAX_STREAMS:
+			o->max_streams = number(optarg, 1, 1 << 24, "--max-streams");
+			break;
+		case 'q': o->quiet = true; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': printf("gsmtap-logd %s\n", GSMTAPLOG_VERSION); exit(0);
+		default: bad_usage("%s", "unknown option or missing argument");
+		}
+	}
+	if (optind < argc)
+		bad_usage("unexpected argument '%s'", argv[optind]);
+	if (!!o->n_listen + !!o->interface + !!o->read_file > 1)
+		bad_usage("%s", "-l, -i and -r are alternatives: give one kind of input");
+	if (o->filter && !o->interface && !o->read_file)
+		bad_usage("%s", "-f applies to -i and -r only");
+	if (!o->n_listen && !o->interface && !o->read_file)
+		o->listen[o->n_listen++] = "[::]:4729";
+	if (!o->filter)
+		o->filter = RX_CAPTURE_FILTER;
+	if (!o->pcapng_path && !o->text_path) {
+		o->pcapng_path = OPTIONS_DEFAULT_DIR "/gsmtap.pcapng";
+		o->text_path = OPTIONS_DEFAULT_DIR "/gsmtap.log";
+	}
+}

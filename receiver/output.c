@@ -1,0 +1,201 @@
+/* output.c: where records go: a pcapng file ring, a text file ring, or the terminal. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "pcapng.h"
+#include "sink.h"
+#include "text.h"
+
+struct output {
+	enum output_kind kind;
+	const struct output_counts *counts;
+	struct sink *sink;		/*!< file outputs */
+	uint64_t first_ns, last_ns;	/*!< packet times in the current pcapng file */
+	struct ring_stats tty;		/*!< stdout's own counts */
+	bool colour;
+	size_t len;			/*!< stdout: bytes buffered */
+	char *buf;			/*!< stdout: one batch */
+};
+
+#define STDOUT_BATCH	(64 * 1024)
+
+static uint64_t ns_of(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+static size_t pcapng_header_cb(void *ctx, uint8_t *buf, size_t room)
+{
+	struct output *o = ctx;
+	size_t shb = pcapng_shb(buf, room, "gsmtap-logd " GSMTAPLOG_VERSION);
+	size_t idb = shb ? pcapng_idb(buf + shb, room - shb, "gsmtap", "GSMTAP datagrams received by gsmtap-logd") : 0;
+
+	o->first_ns = o->last_ns = 0;
+	return idb ? shb + idb : 0;
+}
+
+/* Every file ends with the collector's counts so far, so that Wireshark's
+ * capture file properties show what was received and dropped. */
+static size_t pcapng_trailer_cb(void *ctx, uint8_t *buf, size_t room)
+{
+	struct output *o = ctx;
+	struct timespec now;
+	struct ring_stats rs = { 0 };
+	struct pcapng_if_stats st;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (o->sink)
+		ring_stats(sink_ring(o->sink), &rs);
+	st = (struct pcapng_if_stats){
+		.ts_ns = ns_of(&now),
+		.first_ns = o->first_ns,
+		.last_ns = o->last_ns,
+		.ifrecv = o->counts->received,
+		.ifdrop = o->counts->filtered + rs.lost,
+		.osdrop = o->counts->kernel_drops,
+		.usrdeliv = rs.written,
+	};
+	return pcapng_isb(buf, room, &st);
+}
+
+struct output *output_open(enum output_kind kind, const struct ring_opts *opts,
+			   const struct output_counts *counts, time_t now)
+{
+	struct output *o = calloc(1, sizeof(*o));
+	struct ring_format fmt = { .ctx = o };
+	int err;
+
+	if (!o)
+		return NULL;
+	o->kind = kind;
+	o->counts = counts;
+	if (kind == OUTPUT_STDOUT) {
+		o->colour = isatty(STDOUT_FILENO);
+		o->buf = malloc(STDOUT_BATCH + TEXT_LINE_MAX);
+		if (o->buf)
+			return o;
+		goto fail;
+	}
+	if (kind == OUTPUT_PCAPNG) {
+		fmt.header_cb = pcapng_header_cb;
+		fmt.trailer_cb = pcapng_trailer_cb;
+	}
+	o->sink = sink_open(opts, &fmt, kind == OUTPUT_PCAPNG ? PCAPNG_EPB_MAX : TEXT_LINE_MAX, now);
+	if (o->sink)
+		return o;
+fail:
+	err = errno;
+	free(o);
+	errno = err;
+	return NULL;
+}
+
+/* The terminal is written with plain write(); lines it refuses are counted. */
+static void stdout_flush(struct output *o)
+{
+	size_t done = 0;
+
+	while (done < o->len) {
+		ssize_t n = write(STDOUT_FILENO, o->buf + done, o->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			o->tty.failing = true;
+			o->tty.last_error = n < 0 ? errno : EIO;
+			break;
+		}
+		done += n;
+	}
+	o->tty.bytes += done;
+	o->len = 0;
+}
+
+void output_add(struct output *o, const struct rx_record *r, enum wire_verdict verdict,
+		const struct wire_log *log, time_t now)
+{
+	size_t len;
+
+	if (o->kind == OUTPUT_PCAPNG) {
+		uint64_t ns = ns_of(&r->rx_time);
+
+		len = pcapng_epb(sink_space(o->sink), PCAPNG_EPB_MAX, ns,
+				 (const struct sockaddr *)&r->src, (const struct sockaddr *)&r->dst,
+				 r->data, r->len);
+		if (!o->first_ns)
+			o->first_ns = ns;
+		o->last_ns = ns;
+	} else if (verdict != WIRE_OK) {
+		return;		/* text is for log lines; the pcapng keeps the rest */
+	} else if (o->kind == OUTPUT_TEXT) {
+		len = text_format((char *)sink_space(o->sink), TEXT_LINE_MAX, r, log, false);
+	} else {
+		o->len += text_format(o->buf + o->len, TEXT_LINE_MAX, r, log, o->colour);
+		o->tty.written++;
+		if (o->len >= STDOUT_BATCH)
+			stdout_flush(o);
+		return;
+	}
+	if (len)
+		sink_commit(o->sink, len, now);
+}
+
+void output_flush(struct output *o, time_t now)
+{
+	if (o->sink)
+		sink_flush(o->sink, now);
+	else
+		stdout_flush(o);
+}
+
+void output_tick(struct output *o, time_t now)
+{
+	if (o->sink)
+		ring_tick(sink_ring(o->sink), now);
+}
+
+int output_reopen(struct output *o, time_t now)
+{
+	if (!o->sink)
+		return 0;
+	sink_flush(o->sink, now);
+	return ring_reopen(sink_ring(o->sink), now);
+}
+
+void output_stats(const struct output *o, struct ring_stats *out)
+{
+	if (o->sink)
+		ring_stats(sink_ring(o->sink), out);
+	else
+		*out = o->tty;
+}
+
+const char *output_kind_name(const struct output *o)
+{
+	static const char *const names[] = {
+		[OUTPUT_PCAPNG] = "pcapng", [OUTPUT_TEXT] = "text", [OUTPUT_STDOUT] = "stdout",
+	};
+	return names[o->kind];
+}
+
+const char *output_file(const struct output *o)
+{
+	return o->sink ? ring_current(sink_ring(o->sink)) : "-";
+}
+
+void output_close(struct output *o, time_t now)
+{
+	if (!o)
+		return;
+	if (o->sink)
+		sink_close(o->sink, now);
+	else
+		stdout_flush(o);
+	free(o->buf);
+	free(o);
+}

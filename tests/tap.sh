@@ -1,0 +1,64 @@
+# tap.sh: TAP helpers for the bash tests, and a background gsmtap-sink.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Source it; it needs BUILDDIR, and it sets T to a scratch directory removed on exit.
+
+tap_n=0
+tap_failed=0
+T=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+
+ok() {	# ok CONDITION-STATUS NAME: pass when the status is 0
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+is() {	# is GOT WANT NAME
+	tap_n=$((tap_n + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok $tap_n - $3"
+	else
+		echo "not ok $tap_n - $3"
+		echo "#   got '$1', want '$2'"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+need() {	# need PROGRAM...: a missing peer fails loudly, it is never skipped
+	for p in "$@"; do
+		command -v "$p" >/dev/null || bail "$p is not installed (apt-get install $p)"
+	done
+}
+
+done_testing() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}
+
+# wait_for FILE PATTERN: poll up to 10 s for PATTERN to appear in FILE.
+wait_for() {
+	for _ in $(seq 100); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# start_sink NAME ARGS...: run gsmtap-sink in the background, output in $T/NAME.out
+# and $T/NAME.err; sets SINK_PORT once it is bound.
+start_sink() {
+	local name=$1
+	shift
+	"$BUILDDIR/tests/tools/gsmtap-sink" -p 0 "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	wait_for "$T/$name.err" '^ready ' || bail "gsmtap-sink did not start: $(cat "$T/$name.err")"
+	SINK_PORT=$(sed -n 's/^ready //p' "$T/$name.err")
+}

@@ -1,0 +1,248 @@
+/* test_text_format.c: the exact text line text_format() writes for a decoded datagram. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <arpa/inet.h>
+#include <stdlib.h>
+
+#include "tap.h"
+#include "text.h"
+
+#define S(lit) ((struct wire_str){ lit, sizeof(lit) - 1 })
+
+/* 2026-11-29T22:28:22 UTC */
+#define T0 1795991302
+
+static char line[TEXT_LINE_MAX];
+
+/* A record received at T0.289013790 from an IPv4 or IPv6 address. */
+static struct rx_record from(const char *addr, uint16_t port)
+{
+	struct rx_record r = { .rx_time = { T0, 289013790 } };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&r.src;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&r.src;
+
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+	} else {
+		BAIL_OUT("bad test address %s", addr);
+	}
+	return r;
+}
+
+/* A typical libosmocore line: every field set, sent 23 µs before it arrived. */
+static struct wire_log typical(void)
+{
+	return (struct wire_log){
+		.seq = 7, .sec = T0, .usec = 288990, .pid = 4242, .line = 123,
+		.level = WIRE_LEVEL_INFO, .ident = S("OsmoBTS"), .subsys = S("RSL"),
+		.file = S("rsl.c"), .text = S("hello world\n"),
+	};
+}
+
+static size_t fmt(const struct rx_record *r, const struct wire_log *log, bool colour)
+{
+	return text_format(line, sizeof(line), r, log, colour);
+}
+
+#define LINE(r, log, colour, want, ...) \
+	is_mem(line, fmt(r, log, colour), want, __VA_ARGS__)
+
+#define PREFIX "2026-11-29T22:28:22.289013790Z 127.0.0.1:51234 "
+#define SENT " 2026-11-29T22:28:22.288990Z "
+
+static void exact_lines(void)
+{
+	struct rx_record r = from("127.0.0.1", 51234);
+	struct wire_log log = typical();
+
+	LINE(&r, &log, false,
+	     PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "hello world\n",
+	     "IPv4 source: the full line, its trailing newline not doubled");
+	r = from("::1", 51234);
+	LINE(&r, &log, false,
+	     "2026-11-29T22:28:22.289013790Z [::1]:51234 OsmoBTS[4242] RSL INFO rsl.c:123" SENT
+	     "hello world\n", "IPv6 source is [::1]:51234");
+	r = from("2001:db8::42", 4729);
+	LINE(&r, &log, false,
+	     "2026-11-29T22:28:22.289013790Z [2001:db8::42]:4729 OsmoBTS[4242] RSL INFO rsl.c:123" SENT
+	     "hello world\n", "a second IPv6 source in a row prints its own address");
+	r = from("127.0.0.1", 51235);
+	LINE(&r, &log, false,
+	     "2026-11-29T22:28:22.289013790Z 127.0.0.1:51235 OsmoBTS[4242] RSL INFO rsl.c:123" SENT
+	     "hello world\n", "the same address with another port prints that port");
+}
+
+static void addresses(void)
+{
+	struct rx_record r = from("fe80::1", 4729);
+	const struct sockaddr *sa = (const struct sockaddr *)&r.src;
+	char buf[64];
+
+	((struct sockaddr_in6 *)&r.src)->sin6_scope_id = 2;
+	is_mem(buf, text_addr(buf, sizeof(buf), sa), "[fe80::1%2]:4729",
+	       "a link-local source shows its scope, which tells two such senders apart");
+	r = from("192.0.2.1", 65535);
+	is_int(text_addr(buf, sizeof(buf), sa), 15, "text_addr returns the length of 192.0.2.1:65535");
+	ok(!strcmp(buf, "192.0.2.1:65535"), "and NUL-terminates it");
+	is_int(text_addr(buf, 15, sa), 0, "no room for the NUL returns 0");
+	ok(buf[0] == '\0', "and leaves an empty string");
+	r.src.ss_family = AF_UNIX;
+	is_mem(buf, text_addr(buf, sizeof(buf), sa), "-", "an address of another family is -");
+}
+
+static void message_endings(void)
+{
+	struct rx_record r = from("127.0.0.1", 51234);
+	struct wire_log log = typical();
+	static char text[WIRE_TEXT_MAX];
+	size_t n;
+
+	log.text = S("no newline");
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "no newline\n",
+	     "a message without a newline gets one");
+	log.text = S("logsend\n\0");
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "logsend\n",
+	     "osmo-gsmtap-logsend's trailing \\n\\0 is stripped");
+	log.text = S("two\n\n");
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "two\\x0a\n",
+	     "only one trailing newline is stripped, the other escaped");
+	log.text = S("a\nb");
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "a\\x0ab\n",
+	     "an embedded newline is escaped, so one datagram stays one line");
+	log.text = S("");
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "\n",
+	     "an empty message leaves the sent time and its space");
+
+	/* libosmocore's truncated line: 4096 bytes, the last one NUL. */
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	log.text = (struct wire_str){ text, sizeof(text) };
+	n = fmt(&r, &log, false);
+	is_int(n, strlen(PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT) + 4095 + 1,
+	       "the 4096-byte truncated text prints its 4095 characters and no NUL");
+	ok(n >= 2 && !memcmp(line + n - 2, "x\n", 2) && !memmem(line, n, "\\x00", 4),
+	   "the truncated line ends in its last character, not in \\x00");
+}
+
+static void names_and_levels(void)
+{
+	struct rx_record r = from("127.0.0.1", 51234);
+	struct wire_log log = {
+		.sec = T0, .usec = 288990, .level = WIRE_LEVEL_DEBUG, .text = S("m"),
+	};
+
+	LINE(&r, &log, false, PREFIX "-[0] - DEBUG -:0" SENT "m\n",
+	     "empty ident, subsys and file print as -");
+	log = typical();
+	log.ident = S("my app");
+	log.subsys = S("A\x1b" "B");
+	log.file = S("\\.c");
+	LINE(&r, &log, false, PREFIX "my\\x20app[4242] A\\x1bB INFO \\\\.c:123" SENT "hello world\n",
+	     "names are escaped as fields: space, ESC and backslash");
+	log = typical();
+	log.level = 9;
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4242] RSL L9 rsl.c:123" SENT "hello world\n",
+	     "unknown level 9 prints L9");
+	log.level = 0;
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4242] RSL L0 rsl.c:123" SENT "hello world\n",
+	     "level 0 prints L0");
+	log.level = 255;
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4242] RSL L255 rsl.c:123" SENT "hello world\n",
+	     "level 255 prints L255");
+	log = typical();
+	log.pid = UINT32_MAX;
+	log.line = UINT32_MAX;
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4294967295] RSL INFO rsl.c:4294967295" SENT "hello world\n",
+	     "the largest pid and line print in full");
+}
+
+static void times(void)
+{
+	struct rx_record r = from("127.0.0.1", 51234);
+	struct wire_log log = typical();
+
+	r.rx_time = (struct timespec){ 1795996799, 999999999 };
+	log.sec = 1795996800;
+	log.usec = 0;
+	LINE(&r, &log, false,
+	     "2026-11-29T23:59:59.999999999Z 127.0.0.1:51234 OsmoBTS[4242] RSL INFO rsl.c:123"
+	     " 2026-11-30T00:00:00.000000Z hello world\n",
+	     "receive and send times on either side of midnight");
+	r.rx_time = (struct timespec){ 1795996800, 5 };
+	log.sec = 1795996799;
+	log.usec = 999999;
+	LINE(&r, &log, false,
+	     "2026-11-30T00:00:00.000000005Z 127.0.0.1:51234 OsmoBTS[4242] RSL INFO rsl.c:123"
+	     " 2026-11-29T23:59:59.999999Z hello world\n",
+	     "the cached seconds follow when both times change");
+	r.rx_time = (struct timespec){ 0, 0 };
+	log.sec = T0;
+	log.usec = 1500000;
+	LINE(&r, &log, false,
+	     "1970-01-01T00:00:00.000000000Z 127.0.0.1:51234 OsmoBTS[4242] RSL INFO rsl.c:123"
+	     " 2026-11-29T22:28:23.500000Z hello world\n",
+	     "the epoch prints; a usec past one second carries into the seconds");
+}
+
+static void colours(void)
+{
+	static const struct {
+		uint8_t level;
+		const char *colour;
+	} want[] = {
+		{ WIRE_LEVEL_DEBUG, "\033[1;34m" },
+		{ WIRE_LEVEL_INFO, "\033[1;32m" },
+		{ WIRE_LEVEL_NOTICE, "\033[1;33m" },
+		{ WIRE_LEVEL_ERROR, "\033[1;31m" },
+		{ WIRE_LEVEL_FATAL, "\033[1;31m" },
+		{ 9, "\033[1;31m" },
+	};
+	struct rx_record r = from("127.0.0.1", 51234);
+	struct wire_log log = typical();
+
+	LINE(&r, &log, true,
+	     "\033[1;32m" PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "hello world\033[0;m\n",
+	     "colour wraps the whole INFO line in green and resets before the newline");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		size_t n, c = strlen(want[i].colour);
+
+		log.level = want[i].level;
+		n = fmt(&r, &log, true);
+		ok(n > c + 6 && !memcmp(line, want[i].colour, c) && !memcmp(line + n - 6, "\033[0;m\n", 6),
+		   "level %u has libosmocore's colour %s", want[i].level, want[i].colour + 1);
+	}
+}
+
+static void room(void)
+{
+	struct rx_record r = from("127.0.0.1", 51234);
+	struct wire_log log = typical();
+	static uint8_t big[65000];
+	size_t n = fmt(&r, &log, false);
+
+	is_int(text_format(line, n, &r, &log, false), n, "a room of exactly the line's length is enough");
+	is_int(text_format(line, n - 1, &r, &log, false), 0, "one byte less returns 0");
+	is_int(text_format(line, 10, &r, &log, false), 0, "a room inside the fixed fields returns 0");
+
+	memset(big, 0xff, sizeof(big));
+	log.text = (struct wire_str){ (const char *)big, sizeof(big) };
+	n = fmt(&r, &log, true);
+	is_int(n, strlen("\033[1;32m" PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "\033[0;m\n") +
+	       4 * sizeof(big), "65000 bytes of 0xff escape to 260000 characters in one line");
+	ok(n <= TEXT_LINE_MAX, "and fit in TEXT_LINE_MAX");
+}
+
+int main(void)
+{
+	exact_lines();
+	addresses();
+	message_endings();
+	names_and_levels();
+	times();
+	colours();
+	room();
+	return done_testing();
+}

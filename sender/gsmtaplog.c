@@ -160,6 +160,7 @@ int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 	va_end(ap);
 	if (n < 0) {
 		count(&s->dropped);
+		atomic_store_explicit(&s->last_error, EINVAL, memory_order_relaxed);
 		return -EINVAL;
 	}
 	return send_line(s, level, subsys, file, line, text,

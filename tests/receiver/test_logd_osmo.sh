@@ -9,6 +9,7 @@ need tshark capinfos dumpcap
 dumpcap -q -i lo -f "udp port 4729" -w "$T/dumpcap.pcapng" 2>"$T/dumpcap.err" &
 DUMPCAP=$!
 wait_for "$T/dumpcap.err" "Capturing on" || bail "dumpcap did not start: $(cat "$T/dumpcap.err")"
+sleep 0.5	# dumpcap announces itself a moment before its filter is in place
 start_logd -w "$T/out.pcapng" --text "$T/out.log"
 
 "$OSMO_SENDER" -n 50 -x

@@ -19,7 +19,10 @@ extern "C" {
  *
  * After gsmtaplog_open() the send path makes exactly one system call,
  * sendmsg(), on a non-blocking socket, with no allocation, no stdio and no
- * locks.  A line that cannot be sent at once is dropped and counted.
+ * locks.  Two exceptions, both rare: a thread's first line also asks for its
+ * thread id (gettid, cached afterwards), and a line that meets an ICMP "port
+ * unreachable" report of an earlier datagram is sent a second time.  A line
+ * that cannot be sent at once is dropped and counted.
  */
 
 /* libosmocore's level numbers, as they appear on the wire. */
@@ -41,7 +44,7 @@ struct gsmtaplog;
 struct gsmtaplog_stats {
 	uint64_t sent;		/*!< datagrams the kernel accepted */
 	uint64_t dropped;	/*!< lines not sent: socket buffer full, no route, ... */
-	uint64_t truncated;	/*!< lines cut to GSMTAPLOG_TEXT_MAX bytes (and sent) */
+	uint64_t truncated;	/*!< lines cut to GSMTAPLOG_TEXT_MAX bytes (then sent or dropped) */
 	uint64_t refused;	/*!< ICMP "port unreachable" reports: an earlier datagram was lost */
 	int last_error;		/*!< errno of the most recent failure, 0 if none */
 };

@@ -1,0 +1,629 @@
+/* sender_latency.c: benchmark: the latency of each log call, libgsmtaplog against bare sendmsg(), libosmocore and syslog. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-r]
+ *   -r  run at SCHED_FIFO priority 10 (root), so that other processes on a
+ *       busy machine cannot preempt the measurement and pollute the tail
+ *
+ * Every system logs the same CALLS lines of 1..512 bytes (deterministic
+ * pseudo-random lengths, each ending in '\n').  The systems take turns in
+ * rounds of BATCH calls, so that machine noise hits them all alike.  Each
+ * call is timed with CLOCK_MONOTONIC and kept; the report gives a bpftrace
+ * style histogram, exact percentiles and ratios against the floor, a bare
+ * sendmsg() of the same bytes.  Halfway through, each system's collector
+ * stops reading for STALL_MS while that system keeps logging: the worst
+ * call in that window shows whether the path blocks.
+ *
+ * The UDP systems each send to a socket of their own, read by one receiver
+ * thread; the pipe's reader takes 4 kB per millisecond, a slow terminal or
+ * journal.  The main thread runs on CPU 0 and the collectors on the last CPU.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <osmocom/core/logging.h>
+#include <osmocom/core/utils.h>
+
+#include <gsmtaplog/gsmtaplog.h>
+
+#include "latency.h"
+#include "wire.h"
+
+#define LINES		4096	/* distinct lines, reused in order */
+#define LINE_MAX_LEN	512
+#define RX_BATCH	64
+#define RX_BUF		(4 << 20)
+#define PIPE_CHUNK	4096	/* the slow reader takes this much ... */
+#define PIPE_PERIOD_NS	1000000	/* ... per millisecond */
+#define NO_COLLECTOR	-1
+#define PIPE_COLLECTOR	100	/* collector id of the pipe; UDP collectors are 0.. */
+#define MAX_UDP		8
+
+enum { DBENCH };
+
+static const struct log_info_cat categories[] = {
+	[DBENCH] = { .name = "DBENCH", .description = "benchmark", .enabled = 1, .loglevel = LOGL_DEBUG },
+};
+
+static const struct log_info log_info = { .cat = categories, .num_cat = ARRAY_SIZE(categories) };
+
+struct system;
+typedef int (*call_fn)(struct system *sys, const char *line, size_t len);
+
+/*! One way of getting a line out, and what it measured. */
+struct system {
+	const char *name;
+	call_fn call;			/*!< log one line; 0, or -1 when the caller saw it dropped */
+	bool sees_drops;		/*!< false: the API cannot tell the caller about a loss */
+	int collector;			/*!< UDP receiver index, PIPE_COLLECTOR or NO_COLLECTOR */
+	int fd;				/*!< bare socket, or the fd that becomes stderr */
+	struct log_target *target;	/*!< libosmocore target attached for this system's turns */
+	struct gsmtaplog *sender;
+	struct latency lat;
+	uint64_t total;			/*!< every call, warm-up and stall included */
+	uint64_t calls, errors;		/*!< the recorded calls */
+	uint64_t stall_calls, stall_errors, stall_max, stall_lost;
+	bool stall_lost_known;
+};
+
+/*! The collectors' shared state: the main thread stalls one of them at a time. */
+static struct {
+	int udp_fd[MAX_UDP];
+	int n_udp;
+	atomic_uint_least64_t received[MAX_UDP];
+	int pipe_rd;
+	atomic_int stalled;			/*!< collector id that must not read ... */
+	atomic_uint_least64_t stall_until;	/*!< ... before this CLOCK_MONOTONIC ns */
+	atomic_bool stop;
+} col = { .stalled = NO_COLLECTOR };
+
+static uint8_t floor_prefix[WIRE_PREFIX_LEN];
+static char *line_buf;
+static const char *line_ptr[LINES];
+static size_t line_len[LINES];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static int collector_cpu(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 1 ? (int)n - 1 : 0;
+}
+
+static bool is_stalled(int id)
+{
+	return atomic_load(&col.stalled) == id && now_ns() < atomic_load(&col.stall_until);
+}
+
+/* The same lines for every system: lengths 1..512 from a fixed xorshift seed. */
+static void make_lines(void)
+{
+	uint32_t x = 2463534242u;
+	char *p;
+
+	line_buf = malloc((size_t)LINES * (LINE_MAX_LEN + 1));
+	if (!line_buf)
+		err(1, "malloc");
+	p = line_buf;
+	for (int i = 0; i < LINES; i++) {
+		size_t len;
+
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		len = 1 + x % LINE_MAX_LEN;
+		for (size_t j = 0; j + 1 < len; j++)
+			p[j] = 'a' + (i + j) % 26;
+		p[len - 1] = '\n';
+		p[len] = '\0';
+		line_ptr[i] = p;
+		line_len[i] = len;
+		p += len + 1;
+	}
+}
+
+static int udp_collector(uint16_t *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), size = RX_BUF;
+
+	if (fd < 0 || col.n_udp == MAX_UDP)
+		err(1, "socket");
+	/* As large as root may: the receiver should lose nothing outside a stall. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(fd, (struct sockaddr *)&sa, len) || getsockname(fd, (struct sockaddr *)&sa, &len))
+		err(1, "bind");
+	*port = ntohs(sa.sin_port);
+	col.udp_fd[col.n_udp] = fd;
+	return col.n_udp++;
+}
+
+static void *udp_receiver_cb(void *arg)
+{
+	static uint8_t bufs[RX_BATCH][WIRE_DATAGRAM_MAX];
+	struct iovec iov[RX_BATCH];
+	struct mmsghdr msgs[RX_BATCH];
+
+	(void)arg;
+	pin_to_cpu(collector_cpu());
+	for (int i = 0; i < RX_BATCH; i++) {
+		iov[i] = (struct iovec){ bufs[i], sizeof(bufs[i]) };
+		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
+	while (!atomic_load(&col.stop)) {
+		struct pollfd pfd[MAX_UDP];
+		int id[MAX_UDP], n = 0;
+
+		for (int i = 0; i < col.n_udp; i++) {
+			if (is_stalled(i))
+				continue;
+			pfd[n] = (struct pollfd){ .fd = col.udp_fd[i], .events = POLLIN };
+			id[n++] = i;
+		}
+		/* 1 ms bounds how late a stall starts or ends. */
+		if (poll(pfd, n, 1) <= 0)
+			continue;
+		for (int i = 0; i < n; i++) {
+			int got;
+
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			while ((got = recvmmsg(pfd[i].fd, msgs, RX_BATCH, MSG_DONTWAIT, NULL)) > 0)
+				atomic_fetch_add(&col.received[id[i]], got);
+		}
+	}
+	return NULL;
+}
+
+static void *pipe_reader_cb(void *arg)
+{
+	static char buf[PIPE_CHUNK];
+
+	(void)arg;
+	pin_to_cpu(collector_cpu());
+	while (!atomic_load(&col.stop)) {
+		if (!is_stalled(PIPE_COLLECTOR) && read(col.pipe_rd, buf, sizeof(buf)) < 0 && errno != EAGAIN)
+			err(1, "pipe read");
+		sleep_ns(PIPE_PERIOD_NS);
+	}
+	return NULL;
+}
+
+/* The systems' calls.  Each returns 0, or -1 when the caller saw the line dropped. */
+
+static int bare_sendmsg_cb(struct system *sys, const char *line, size_t len)
+{
+	struct iovec iov[2] = { { floor_prefix, sizeof(floor_prefix) }, { (void *)line, len } };
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	return sendmsg(sys->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+static int gsmtaplog_send_cb(struct system *sys, const char *line, size_t len)
+{
+	return gsmtaplog_send(sys->sender, GSMTAPLOG_NOTICE, "BENCH", __FILE__, __LINE__, line, len) ? -1 : 0;
+}
+
+static int gsmtaplog_printf_cb(struct system *sys, const char *line, size_t len)
+{
+	(void)len;
+	return gsmtaplog_printf(sys->sender, GSMTAPLOG_NOTICE, "BENCH", __FILE__, __LINE__, "%s", line) ? -1 : 0;
+}
+
+/* Whichever libosmocore target is attached gets the line; LOGP cannot report a loss. */
+static int logp_cb(struct system *sys, const char *line, size_t len)
+{
+	(void)sys;
+	(void)len;
+	LOGP(DBENCH, LOGL_NOTICE, "%s", line);
+	return 0;
+}
+
+static int syslog_cb(struct system *sys, const char *line, size_t len)
+{
+	(void)sys;
+	(void)len;
+	syslog(LOG_NOTICE, "%s", line);
+	return 0;
+}
+
+/* A libosmocore system's target is attached only for its own turns; a stderr
+ * target writes to whatever fd 2 is, so fd 2 is pointed at this system's sink. */
+static void attach(struct system *sys)
+{
+	if (!sys->target)
+		return;
+	if (sys->fd >= 0 && dup2(sys->fd, STDERR_FILENO) < 0)
+		err(1, "dup2");
+	log_add_target(sys->target);
+}
+
+static void detach(struct system *sys)
+{
+	if (sys->target)
+		log_del_target(sys->target);
+}
+
+/* Time one call; the two clock reads are part of every system's figure alike. */
+static uint64_t timed_call(struct system *sys, int i, int *rc)
+{
+	uint64_t t0 = now_ns();
+
+	*rc = sys->call(sys, line_ptr[i % LINES], line_len[i % LINES]);
+	t0 = now_ns() - t0;
+	sys->total++;
+	return t0;
+}
+
+static void run_batch(struct system *sys, int first, int count, bool record)
+{
+	attach(sys);
+	for (int i = first; i < first + count; i++) {
+		int rc;
+		uint64_t ns = timed_call(sys, i, &rc);
+
+		if (!record)
+			continue;
+		latency_add(&sys->lat, ns);
+		sys->calls++;
+		sys->errors += rc != 0;
+	}
+	detach(sys);
+}
+
+/* Wait until a UDP collector has taken everything queued for it. */
+static uint64_t settled_count(int id)
+{
+	uint64_t last = atomic_load(&col.received[id]), cur;
+
+	for (int quiet = 0, i = 0; quiet < 20 && i < 2000; i++) {
+		sleep_ns(1000000);
+		cur = atomic_load(&col.received[id]);
+		quiet = cur == last ? quiet + 1 : 0;
+		last = cur;
+	}
+	return last;
+}
+
+/* The collector stops for stall_ms while the system keeps logging. */
+static void stall_window(struct system *sys, uint64_t stall_ms, int first_line)
+{
+	uint64_t before = 0, until;
+	int i = first_line;
+
+	if (sys->collector == NO_COLLECTOR)
+		return;
+	if (sys->collector != PIPE_COLLECTOR)
+		before = settled_count(sys->collector);
+	until = now_ns() + stall_ms * 1000000;
+	atomic_store(&col.stall_until, until);
+	atomic_store(&col.stalled, sys->collector);
+	attach(sys);
+	while (now_ns() < until) {
+		int rc;
+		uint64_t ns = timed_call(sys, i++, &rc);
+
+		sys->stall_calls++;
+		sys->stall_errors += rc != 0;
+		if (ns > sys->stall_max)
+			sys->stall_max = ns;
+	}
+	detach(sys);
+	atomic_store(&col.stalled, NO_COLLECTOR);
+	if (sys->collector != PIPE_COLLECTOR) {
+		sys->stall_lost = sys->stall_calls - (settled_count(sys->collector) - before);
+		sys->stall_lost_known = true;
+	}
+}
+
+static void print_environment(void)
+{
+	char line[256], model[256] = "unknown";
+	struct utsname u;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	uname(&u);
+	printf("environment: cpu=\"%s\" nproc=%ld kernel=%s\n", model, sysconf(_SC_NPROCESSORS_ONLN), u.release);
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (f && fgets(line, sizeof(line), f))
+		printf("clocksource: %s", line);
+	if (f)
+		fclose(f);
+}
+
+/* What two back-to-back clock reads cost: included in every sample. */
+static uint64_t clock_overhead_p50(void)
+{
+	struct latency l;
+	uint64_t p50;
+
+	if (latency_init(&l, 100000))
+		err(1, "malloc");
+	for (int i = 0; i < 100000; i++) {
+		uint64_t t0 = now_ns();
+
+		latency_add(&l, now_ns() - t0);
+	}
+	latency_finish(&l);
+	p50 = latency_pct(&l, 0.5);
+	latency_free(&l);
+	return p50;
+}
+
+static int open_udp_socket(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		err(1, "bare socket");
+	return fd;
+}
+
+static struct gsmtaplog *open_sender(uint16_t port)
+{
+	char service[8];
+	struct gsmtaplog *s;
+
+	snprintf(service, sizeof(service), "%u", port);
+	s = gsmtaplog_open("127.0.0.1", service, "bench");
+	if (!s)
+		err(1, "gsmtaplog_open");
+	return s;
+}
+
+static struct log_target *osmo_stderr_target(void)
+{
+	struct log_target *t = log_target_create_stderr();
+
+	if (!t)
+		errx(1, "log_target_create_stderr");
+	log_set_all_filter(t, 1);
+	return t;
+}
+
+/* Build the systems; returns how many.  The floor is always systems[0]. */
+static int make_systems(struct system *sys)
+{
+	struct wire_log floor_log = {
+		.level = WIRE_LEVEL_NOTICE, .ident = { "bench", 5 }, .subsys = { "BENCH", 5 },
+		.file = { "sender_latency.c", 16 }, .line = __LINE__, .pid = gettid(), .seq = 1,
+	};
+	char path[] = "/tmp/sender_latency.XXXXXX";
+	int n = 0, pipefd[2], file_fd, null_fd;
+	uint16_t port;
+	int id;
+
+	wire_encode_prefix(floor_prefix, &floor_log);
+
+	id = udp_collector(&port);
+	sys[n++] = (struct system){ .name = "bare_sendmsg", .call = bare_sendmsg_cb, .sees_drops = true,
+				    .collector = id, .fd = open_udp_socket(port) };
+	id = udp_collector(&port);
+	sys[n++] = (struct system){ .name = "gsmtaplog_send", .call = gsmtaplog_send_cb, .sees_drops = true,
+				    .collector = id, .fd = -1, .sender = open_sender(port) };
+	id = udp_collector(&port);
+	sys[n++] = (struct system){ .name = "gsmtaplog_printf", .call = gsmtaplog_printf_cb, .sees_drops = true,
+				    .collector = id, .fd = -1, .sender = open_sender(port) };
+
+	/* libosmocore as osmo programs run it: blocking socket, direct write(). */
+	id = udp_collector(&port);
+	sys[n] = (struct system){ .name = "osmo_gsmtap", .call = logp_cb, .collector = id, .fd = -1,
+				  .target = log_target_create_gsmtap("127.0.0.1", port, "bench", false, false) };
+	if (!sys[n].target)
+		errx(1, "log_target_create_gsmtap");
+	log_set_all_filter(sys[n++].target, 1);
+
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	file_fd = mkostemp(path, O_CLOEXEC);
+	if (null_fd < 0 || file_fd < 0 || pipe2(pipefd, O_CLOEXEC))
+		err(1, "stderr sinks");
+	unlink(path);
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);	/* the reader paces itself */
+	col.pipe_rd = pipefd[0];
+	sys[n++] = (struct system){ .name = "osmo_stderr_devnull", .call = logp_cb,
+				    .collector = NO_COLLECTOR, .fd = null_fd, .target = osmo_stderr_target() };
+	sys[n++] = (struct system){ .name = "osmo_stderr_file", .call = logp_cb,
+				    .collector = NO_COLLECTOR, .fd = file_fd, .target = osmo_stderr_target() };
+	sys[n++] = (struct system){ .name = "osmo_stderr_slowpipe", .call = logp_cb,
+				    .collector = PIPE_COLLECTOR, .fd = pipefd[1], .target = osmo_stderr_target() };
+
+	if (access("/dev/log", W_OK) == 0) {
+		openlog("sender_latency", LOG_NDELAY, LOG_USER);
+		sys[n++] = (struct system){ .name = "syslog", .call = syslog_cb,
+					    .collector = NO_COLLECTOR, .fd = -1 };
+	} else {
+		printf("syslog: skipped (no /dev/log)\n");
+	}
+	return n;
+}
+
+static void print_drops(const struct system *s, const char *key, uint64_t errors)
+{
+	if (s->sees_drops)
+		printf(" %s=%" PRIu64, key, errors);
+	else
+		printf(" %s=na", key);
+}
+
+/* Samples below \a ns, by binary search in the sorted samples. */
+static size_t count_below(const struct latency *l, uint64_t ns)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->ns[mid] < ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void report(struct system *sys, int n)
+{
+	uint64_t floor50, floor999;
+
+	for (int i = 0; i < n; i++) {
+		latency_finish(&sys[i].lat);
+		latency_print_hist(&sys[i].lat, sys[i].name, stdout);
+	}
+	floor50 = latency_pct(&sys[0].lat, 0.5);
+	floor999 = latency_pct(&sys[0].lat, 0.999);
+
+	printf("stalled collector: each system's collector stopped reading while it kept logging\n");
+	for (int i = 0; i < n; i++) {
+		const struct system *s = &sys[i];
+
+		if (s->collector == NO_COLLECTOR) {
+			printf("  %-22s no collector to stall\n", s->name);
+			continue;
+		}
+		printf("  %-22s calls=%" PRIu64 " max_ns=%" PRIu64, s->name, s->stall_calls, s->stall_max);
+		print_drops(s, "dropped", s->stall_errors);
+		if (s->stall_lost_known)
+			printf(" lost=%" PRIu64, s->stall_lost);
+		printf("\n");
+	}
+	printf("\nsummary (ratios against bare_sendmsg in this run; dropped = the caller saw it, lost = never received):\n");
+	for (int i = 0; i < n; i++) {
+		const struct system *s = &sys[i];
+		uint64_t p50 = latency_pct(&s->lat, 0.5), p999 = latency_pct(&s->lat, 0.999);
+
+		printf("%s: calls=%" PRIu64 " p50_ns=%" PRIu64 " p99_ns=%" PRIu64 " p999_ns=%" PRIu64
+		       " p9999_ns=%" PRIu64 " max_ns=%" PRIu64 " ratio_p50=%.3f ratio_p999=%.3f",
+		       s->name, s->calls, p50, latency_pct(&s->lat, 0.99), p999,
+		       latency_pct(&s->lat, 0.9999), latency_pct(&s->lat, 1.0),
+		       (double)p50 / floor50, (double)p999 / floor999);
+		printf(" over_1ms=%zu", s->lat.n - count_below(&s->lat, 1000000));
+		print_drops(s, "dropped", s->errors);
+		if (s->collector >= 0 && s->collector != PIPE_COLLECTOR)
+			printf(" lost=%" PRIu64, s->total - atomic_load(&col.received[s->collector]));
+		printf(" stall_max_ns=%" PRIu64 "\n", s->stall_max);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int calls = 200000, batch = 1000, stall_ms = 1000, opt, n, stderr_copy;
+	bool realtime = false;
+	struct system sys[8];
+	pthread_t rx_thread, pipe_thread;
+
+	while ((opt = getopt(argc, argv, "n:b:s:r")) != -1) {
+		switch (opt) {
+		case 'n': calls = atoi(optarg); break;
+		case 'b': batch = atoi(optarg); break;
+		case 's': stall_ms = atoi(optarg); break;
+		case 'r': realtime = true; break;
+		default: errx(2, "usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-r]");
+		}
+	}
+	if (calls < 1 || batch < 1 || stall_ms < 0)
+		errx(2, "CALLS and BATCH must be positive, STALL_MS not negative");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("sender_latency: calls=%d per system, batch=%d, lines of 1..%d bytes, stall=%d ms\n",
+	       calls, batch, LINE_MAX_LEN, stall_ms);
+	print_environment();
+	/* Set before the collector threads start, so that they inherit it. */
+	if (realtime && sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 }))
+		err(1, "SCHED_FIFO (needs root or CAP_SYS_NICE)");
+	printf("scheduling: %s\n", realtime ? "SCHED_FIFO 10" : "SCHED_OTHER (other processes may preempt)");
+	printf("clock_gettime pair p50: %" PRIu64 " ns (inside every sample)\n", clock_overhead_p50());
+
+	/* libosmocore's stderr targets write to fd 2, which attach() redirects. */
+	stderr_copy = dup(STDERR_FILENO);
+	if (log_init(&log_info, NULL) < 0)
+		errx(1, "log_init");
+	make_lines();
+	n = make_systems(sys);
+	for (int i = 0; i < n; i++)
+		if (latency_init(&sys[i].lat, calls))
+			err(1, "samples");
+	pin_to_cpu(0);
+	if (pthread_create(&rx_thread, NULL, udp_receiver_cb, NULL) ||
+	    pthread_create(&pipe_thread, NULL, pipe_reader_cb, NULL))
+		errx(1, "pthread_create");
+
+	/* One unrecorded round warms caches, sockets and the page cache file. */
+	for (int i = 0; i < n; i++)
+		run_batch(&sys[i], 0, batch, false);
+	for (int done = 0; done < calls; done += batch) {
+		int count = calls - done < batch ? calls - done : batch;
+
+		int round = done / batch;
+
+		if (round == calls / batch / 2) {
+			for (int i = 0; i < n; i++)
+				stall_window(&sys[i], stall_ms, done);
+		}
+		/* Each round starts with the next system, so no system always
+		 * follows the blocking pipe or leads after a stall. */
+		for (int k = 0; k < n; k++)
+			run_batch(&sys[(round + k) % n], done, count, true);
+	}
+	for (int i = 0; i < n; i++)
+		if (sys[i].collector >= 0 && sys[i].collector != PIPE_COLLECTOR)
+			settled_count(sys[i].collector);
+	atomic_store(&col.stop, true);
+	pthread_join(rx_thread, NULL);
+	pthread_join(pipe_thread, NULL);
+	dup2(stderr_copy, STDERR_FILENO);
+
+	report(sys, n);
+	for (int i = 0; i < n; i++)
+		latency_free(&sys[i].lat);
+	return 0;
+}

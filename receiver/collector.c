@@ -6,9 +6,10 @@
 
 #include "collector.h"
 
-int collector_init(struct collector *c, size_t max_streams)
+int collector_init(struct collector *c, size_t max_streams, const struct access *access)
 {
 	memset(c, 0, sizeof(*c));
+	c->access = access;
 	c->streams = streams_new(max_streams);
 	c->now = time(NULL);
 	return c->streams ? 0 : -errno;
@@ -22,11 +23,25 @@ void collector_add_output(struct collector *c, struct output *o)
 void collector_take_cb(void *ctx, const struct rx_record *r)
 {
 	struct collector *c = ctx;
+	const struct sockaddr *src = (const struct sockaddr *)&r->src;
 	struct wire_log log;
-	enum wire_verdict v = wire_decode(r->data, r->len, &log);
+	enum wire_verdict v;
+	struct stream *s;
 
 	c->counts.received++;
-	streams_account(c->streams, (const struct sockaddr *)&r->src, v, &log, &r->rx_time);
+	if (!access_allowed(c->access, src)) {
+		c->denied++;
+		c->counts.filtered++;
+		return;
+	}
+	v = wire_decode(r->data, r->len, &log);
+	s = streams_account(c->streams, src, v, &log, &r->rx_time);
+	if (!access_within_rate(c->access, &s->rate_tat, &r->rx_time)) {
+		s->rate_limited++;
+		c->rate_limited++;
+		c->counts.filtered++;
+		return;
+	}
 	for (size_t i = 0; i < c->n_outputs; i++)
 		output_add(c->outputs[i], r, v, &log, c->now);
 }
@@ -59,6 +74,8 @@ void collector_totals(const struct collector *c, struct collector_totals *out)
 	out->received = c->counts.received;
 	out->kernel_drops = c->counts.kernel_drops;
 	out->filtered = c->counts.filtered;
+	out->denied = c->denied;
+	out->rate_limited = c->rate_limited;
 	streams_totals(c->streams, &out->streams);
 	for (size_t i = 0; i < c->n_outputs; i++) {
 		struct ring_stats rs;

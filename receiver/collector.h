@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "access.h"
 #include "output.h"
 #include "record.h"
 #include "streams.h"
@@ -18,25 +19,33 @@ struct collector_totals {
 	uint64_t written;	/*!< kept by the main output (pcapng, else text) */
 	uint64_t unwritten;	/*!< records outputs could not write (disk full, I/O errors) */
 	uint64_t kernel_drops;	/*!< dropped by the kernel before they were read */
-	uint64_t filtered;	/*!< refused by --allow or --rate-limit */
+	uint64_t filtered;	/*!< refused by --allow or --rate-limit: denied + rate_limited */
+	uint64_t denied;	/*!< from outside the --allow networks */
+	uint64_t rate_limited;	/*!< over a sender's --rate-limit */
 	struct stream_counts streams;	/*!< lost, reordered, malformed, ... over all streams */
 };
 
 struct collector {
+	const struct access *access;	/*!< the caller's; outlives the collector */
 	struct streams *streams;
 	struct output *outputs[COLLECTOR_OUTPUTS_MAX];
 	size_t n_outputs;
 	struct output_counts counts;	/*!< what pcapng ISBs report */
+	uint64_t denied, rate_limited;	/*!< the two parts of counts.filtered */
 	time_t now;			/*!< wall clock of the current loop turn */
 };
 
-/*! Prepare an empty collector with room for \a max_streams senders. \returns 0 or -errno */
-int collector_init(struct collector *c, size_t max_streams);
+/*! Prepare an empty collector with room for \a max_streams senders, recording what
+ *  \a access allows (kept by pointer).  \returns 0 or -errno */
+int collector_init(struct collector *c, size_t max_streams, const struct access *access);
 
 /*! Add an opened output; the collector closes it. */
 void collector_add_output(struct collector *c, struct output *o);
 
-/*! rx_deliver_cb for every input: \a ctx is the collector. */
+/*! rx_deliver_cb for every input: \a ctx is the collector.  A sender outside the
+ *  allowed networks is counted as denied and gets no stream state, so that it
+ *  cannot push allowed senders out of the table; a datagram over its sender's rate
+ *  is accounted in its stream (its sequence number arrived) but not written. */
 void collector_take_cb(void *ctx, const struct rx_record *r);
 
 /*! End of a loop turn: write the buffered batches, rotate on time. */

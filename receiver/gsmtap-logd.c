@@ -2,17 +2,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "collector.h"
 #include "options.h"
+#include "privs.h"
 #include "rx_capture.h"
 #include "rx_socket.h"
 #include "text.h"
@@ -30,9 +33,17 @@ static void signal_cb(int sig)
 		got_term = 1;
 }
 
+/* The file outputs, in the order the collector holds them: pcapng first. */
+enum { OUT_PCAPNG, OUT_TEXT, OUT_STDOUT, OUT_KINDS };
+
 struct daemon {
 	struct options opt;
+	struct privs privs;
 	struct collector col;
+	int dirfd[OUT_KINDS];		/*!< each file output's directory, opened before the drop */
+	char *dir[OUT_KINDS];		/*!< its name, for messages */
+	const char *base[OUT_KINDS];	/*!< the file name inside it */
+	int kind_of[COLLECTOR_OUTPUTS_MAX];	/*!< OUT_* of each collector output */
 	struct rx_socket *sockets[OPTIONS_LISTEN_MAX];
 	size_t n_sockets;
 	struct rx_capture *capture;
@@ -97,29 +108,96 @@ static void open_sockets(struct daemon *d)
 	}
 }
 
+static const char *out_path(const struct daemon *d, int kind)
+{
+	return kind == OUT_PCAPNG ? d->opt.pcapng_path : kind == OUT_TEXT ? d->opt.text_path :
+	       d->opt.to_stdout ? "-" : NULL;
+}
+
+/* Create DIR and its parents, 0777 less the umask.  The ones created here are
+ * handed to the -u user so that it can create and rotate files in them; ones
+ * that exist are left as they are (chowning /var/log would be a disaster) and
+ * must already be writable by that user. */
+static void make_dirs(const struct daemon *d, char *dir)
+{
+	for (char *p = dir + 1;; p++) {
+		char c = *p;
+
+		if (c && c != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0777) == 0) {
+			if (d->privs.drop && chown(dir, d->privs.uid, d->privs.gid))
+				fatal("cannot hand directory %s to %s: %s", dir, d->privs.user, strerror(errno));
+		} else if (errno != EEXIST) {
+			fatal("cannot create directory %s: %s", dir, strerror(errno));
+		}
+		*p = c;
+		if (!c)
+			return;
+	}
+}
+
+/* Open each output's directory while still privileged: every later open,
+ * rotation and deletion goes through this fd, never through the path again. */
+static void open_output_dirs(struct daemon *d)
+{
+	for (int k = 0; k < OUT_KINDS; k++) {
+		const char *path = out_path(d, k), *slash;
+
+		d->dirfd[k] = -1;
+		if (!path || k == OUT_STDOUT)
+			continue;
+		slash = strrchr(path, '/');
+		d->base[k] = slash ? slash + 1 : path;
+		if (!*d->base[k])
+			fatal("%s names a directory; give a file name, e.g. %sgsmtap.pcapng", path, path);
+		d->dir[k] = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+		if (!d->dir[k])
+			fatal("out of memory");
+		make_dirs(d, d->dir[k]);
+		d->dirfd[k] = open(d->dir[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (d->dirfd[k] < 0)
+			fatal("cannot open directory %s: %s", d->dir[k], strerror(errno));
+	}
+}
+
+/* After the drop: files are created as the -u user, 0666 less the umask. */
 static void open_outputs(struct daemon *d)
 {
-	const struct { enum output_kind kind; const char *path; } want[] = {
-		{ OUTPUT_PCAPNG, d->opt.pcapng_path },
-		{ OUTPUT_TEXT, d->opt.text_path },
-		{ OUTPUT_STDOUT, d->opt.to_stdout ? "-" : NULL },
-	};
+	static const enum output_kind kinds[OUT_KINDS] = { OUTPUT_PCAPNG, OUTPUT_TEXT, OUTPUT_STDOUT };
 
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+	for (int k = 0; k < OUT_KINDS; k++) {
 		struct ring_opts ro = {
-			.dirfd = AT_FDCWD, .path = want[i].path, .filesize = d->opt.filesize,
-			.duration = d->opt.duration, .files = d->opt.files, .mode = 0640,
+			.dirfd = d->dirfd[k], .path = d->base[k], .filesize = d->opt.filesize,
+			.duration = d->opt.duration, .files = d->opt.files, .mode = 0666,
 		};
 		struct output *o;
 
-		if (!want[i].path)
+		if (!out_path(d, k))
 			continue;
-		o = output_open(want[i].kind, want[i].kind == OUTPUT_STDOUT ? NULL : &ro,
-				&d->col.counts, d->col.now);
+		o = output_open(kinds[k], k == OUT_STDOUT ? NULL : &ro, &d->col.counts, d->col.now);
+		if (!o && errno == EACCES && d->privs.drop)
+			fatal("cannot write %s as user %s: %s; make %s writable by %s "
+			      "(gsmtap-logd hands over only the directories it creates)",
+			      out_path(d, k), d->privs.user, strerror(errno), d->dir[k], d->privs.user);
 		if (!o)
-			fatal("cannot write %s: %s", want[i].path, strerror(errno));
+			fatal("cannot write %s: %s", out_path(d, k), strerror(errno));
+		d->kind_of[d->col.n_outputs] = k;
 		collector_add_output(&d->col, o);
 	}
+}
+
+/* "DIR/NAME" of an output's current file, or "-" for stdout. */
+static const char *output_name(const struct daemon *d, size_t i, char *buf, size_t room)
+{
+	const struct output *o = d->col.outputs[i];
+	int k = d->kind_of[i];
+
+	if (k == OUT_STDOUT || !strcmp(d->dir[k], "."))
+		return output_file(o);
+	snprintf(buf, room, "%s%s%s", d->dir[k], strcmp(d->dir[k], "/") ? "/" : "", output_file(o));
+	return buf;
 }
 
 /* One line naming every input, so that an operator sees what is bound. */
@@ -164,28 +242,31 @@ static void stream_line_cb(const struct stream *s, void *arg)
 	ident[n] = 0;
 	text_addr(addr, sizeof(addr), (const struct sockaddr *)&s->addr);
 	say("gsmtap-logd: stream %u src=%s ident=%s pid=%u received=%llu lost=%llu reordered=%llu "
-	    "duplicates=%llu restarts=%llu malformed=%llu",
+	    "duplicates=%llu restarts=%llu malformed=%llu rate_limited=%llu",
 	    s->index, addr, n ? ident : "-", s->pid,
 	    (unsigned long long)s->counts.received, (unsigned long long)s->counts.lost,
 	    (unsigned long long)s->counts.reordered, (unsigned long long)s->counts.duplicates,
-	    (unsigned long long)s->counts.restarts, (unsigned long long)s->counts.malformed);
+	    (unsigned long long)s->counts.restarts, (unsigned long long)s->counts.malformed,
+	    (unsigned long long)s->rate_limited);
 }
 
 /* The summary: key=value figures, one line for the whole, one per output, per input, per stream. */
 static void print_summary(struct daemon *d)
 {
 	struct collector_totals t;
+	char name[PATH_MAX];
 
 	refresh_kernel_drops(d);
 	collector_totals(&d->col, &t);
 	say("gsmtap-logd: received=%llu written=%llu lost=%llu dropped=%llu malformed=%llu "
-	    "kernel_drops=%llu unwritten=%llu filtered=%llu reordered=%llu duplicates=%llu "
-	    "restarts=%llu streams=%zu evicted=%llu",
+	    "kernel_drops=%llu unwritten=%llu filtered=%llu denied=%llu rate_limited=%llu "
+	    "reordered=%llu duplicates=%llu restarts=%llu streams=%zu evicted=%llu",
 	    (unsigned long long)t.received, (unsigned long long)t.written,
 	    (unsigned long long)t.streams.lost,
 	    (unsigned long long)(t.kernel_drops + t.unwritten + t.filtered),
 	    (unsigned long long)t.streams.malformed, (unsigned long long)t.kernel_drops,
 	    (unsigned long long)t.unwritten, (unsigned long long)t.filtered,
+	    (unsigned long long)t.denied, (unsigned long long)t.rate_limited,
 	    (unsigned long long)t.streams.reordered, (unsigned long long)t.streams.duplicates,
 	    (unsigned long long)t.streams.restarts, streams_count(d->col.streams),
 	    (unsigned long long)streams_evicted(d->col.streams));
@@ -194,7 +275,7 @@ static void print_summary(struct daemon *d)
 
 		output_stats(d->col.outputs[i], &rs);
 		say("gsmtap-logd: output %s file=%s written=%llu unwritten=%llu files=%llu bytes=%llu%s%s",
-		    output_kind_name(d->col.outputs[i]), output_file(d->col.outputs[i]),
+		    output_kind_name(d->col.outputs[i]), output_name(d, i, name, sizeof(name)),
 		    (unsigned long long)rs.written, (unsigned long long)rs.lost,
 		    (unsigned long long)rs.files, (unsigned long long)rs.bytes,
 		    rs.failing ? " failing=" : "", rs.failing ? strerror(rs.last_error) : "");
@@ -221,15 +302,16 @@ static void report_output_changes(struct daemon *d)
 {
 	for (size_t i = 0; i < d->col.n_outputs; i++) {
 		struct ring_stats rs, *last = &d->last_ring[i];
+		char name[PATH_MAX];
 
 		output_stats(d->col.outputs[i], &rs);
 		if (rs.failing && (!last->failing || rs.episodes != last->episodes))
 			say("gsmtap-logd: cannot write %s output %s: %s; counting what cannot be kept and retrying",
-			    output_kind_name(d->col.outputs[i]), output_file(d->col.outputs[i]),
+			    output_kind_name(d->col.outputs[i]), output_name(d, i, name, sizeof(name)),
 			    strerror(rs.last_error));
 		else if (!rs.failing && last->failing)
 			say("gsmtap-logd: %s output %s writable again; %llu records could not be written",
-			    output_kind_name(d->col.outputs[i]), output_file(d->col.outputs[i]),
+			    output_kind_name(d->col.outputs[i]), output_name(d, i, name, sizeof(name)),
 			    (unsigned long long)(rs.lost - last->lost));
 		if (rs.failing != last->failing || !rs.failing)
 			*last = rs;
@@ -342,37 +424,60 @@ static void run_live(struct daemon *d, const sigset_t *wait_mask)
 	close(ep);
 }
 
+/* Inputs and output directories are opened as root; nothing after the drop
+ * needs it.  Output files are created after it, so that they belong to -u. */
+static void open_all(struct daemon *d)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+
+	if (d->opt.read_file) {
+		d->capture = rx_capture_open_file(d->opt.read_file, d->opt.filter, errbuf);
+		if (!d->capture)
+			fatal("cannot read %s", errbuf);
+	} else if (d->opt.interface) {
+		d->capture = rx_capture_open_live(d->opt.interface, d->opt.filter, d->opt.rcvbuf, errbuf);
+		if (!d->capture)
+			fatal("cannot capture on %s", errbuf);
+	} else {
+		open_sockets(d);
+	}
+	open_output_dirs(d);
+	privs_drop(&d->privs);
+	open_outputs(d);
+}
+
+static void close_all(struct daemon *d)
+{
+	collector_close(&d->col);	/* pcapng ISBs carry the final counts */
+	for (size_t i = 0; i < d->n_sockets; i++)
+		rx_socket_close(d->sockets[i]);
+	rx_capture_close(d->capture);
+	for (int k = 0; k < OUT_KINDS; k++) {
+		if (d->dirfd[k] >= 0)
+			close(d->dirfd[k]);
+		free(d->dir[k]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct daemon d;
-	char errbuf[PCAP_ERRBUF_SIZE];
 	sigset_t wait_mask;
 
 	options_parse(&d.opt, argc, argv);
-	if (collector_init(&d.col, d.opt.max_streams))
+	/* Ours, not the caller's: files 0640 and directories 0750 unless --umask says otherwise. */
+	umask(d.opt.umask);
+	privs_resolve(&d.privs, d.opt.user, d.opt.group);
+	if (collector_init(&d.col, d.opt.max_streams, &d.opt.access))
 		fatal("cannot allocate the stream table: %s", strerror(errno));
 	install_signals(&wait_mask);
-	if (d.opt.read_file) {
-		d.capture = rx_capture_open_file(d.opt.read_file, d.opt.filter, errbuf);
-		if (!d.capture)
-			fatal("cannot read %s", errbuf);
-	} else if (d.opt.interface) {
-		d.capture = rx_capture_open_live(d.opt.interface, d.opt.filter, d.opt.rcvbuf, errbuf);
-		if (!d.capture)
-			fatal("cannot capture on %s", errbuf);
-	} else {
-		open_sockets(&d);
-	}
-	open_outputs(&d);
+	open_all(&d);
 	announce(&d);
 	if (d.opt.read_file)
 		run_offline(&d);
 	else
 		run_live(&d, &wait_mask);
 	print_summary(&d);
-	collector_close(&d.col);	/* pcapng ISBs carry the final counts */
-	for (size_t i = 0; i < d.n_sockets; i++)
-		rx_socket_close(d.sockets[i]);
-	rx_capture_close(d.capture);
+	close_all(&d);
 	return 0;
 }

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <err.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +37,25 @@ static const char usage_text[] =
 "      --max-streams N       senders tracked at once (default 4096); older ones are evicted\n"
 "  -q, --quiet               leave per-stream lines out of the summary\n"
 "\n"
+"Access and privileges:\n"
+"      --allow CIDR          record only senders in CIDR (repeatable; IPv4 or IPv6,\n"
+"                            e.g. 10.0.0.0/8, ::1/128); others are dropped and counted\n"
+"      --rate-limit N[/s]    at most N datagrams per second from each sender (bursts\n"
+"                            of N pass); the excess is dropped and counted per sender\n"
+"  -u, --user USER           drop root to USER once the inputs and output directories\n"
+"                            are open\n"
+"  -g, --group GROUP         with -u: the group to take (default: USER's primary group)\n"
+"      --umask MODE          umask for output files and directories (default 027:\n"
+"                            files 0640, directories 0750)\n"
+"\n"
 "  -h, --help                this text\n"
 "  -V, --version             print the version\n"
 "\n"
 "Signals: HUP reopens the files (logrotate), TERM/INT drain, flush and exit 0,\n"
 "USR1 prints the summary.  See gsmtap-logd(8).\n";
 
-enum { OPT_TEXT = 256, OPT_STDOUT, OPT_STATS_INTERVAL, OPT_MAX_STREAMS };
+enum { OPT_TEXT = 256, OPT_STDOUT, OPT_STATS_INTERVAL, OPT_MAX_STREAMS, OPT_ALLOW, OPT_RATE_LIMIT,
+       OPT_UMASK };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
@@ -57,6 +70,11 @@ static const struct option long_options[] = {
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "allow", required_argument, NULL, OPT_ALLOW },
+	{ "rate-limit", required_argument, NULL, OPT_RATE_LIMIT },
+	{ "user", required_argument, NULL, 'u' },
+	{ "group", required_argument, NULL, 'g' },
+	{ "umask", required_argument, NULL, OPT_UMASK },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -103,6 +121,27 @@ static void ring_option(struct options *o, const char *arg)
 		bad_usage("-b %s: expected filesize:KB, duration:SECONDS or files:N", arg);
 }
 
+static void allow_option(struct options *o, const char *arg)
+{
+	int rc = access_add_net(&o->access, arg);
+
+	if (rc == -ENOSPC)
+		bad_usage("at most %s --allow options", "64");
+	if (rc)
+		bad_usage("--allow %s: expected ADDR[/BITS], e.g. 10.0.0.0/8 or fd00::/8", arg);
+}
+
+/* An octal umask such as 027 or 0022; only permission bits make sense. */
+static mode_t umask_option(const char *arg)
+{
+	char *end;
+	unsigned long m = strtoul(arg, &end, 8);
+
+	if (!*arg || *end || *arg == '-' || m > 0777)
+		bad_usage("--umask %s: expected an octal mode such as 027", arg);
+	return m;
+}
+
 void options_parse(struct options *o, int argc, char **argv)
 {
 	int c;
@@ -110,7 +149,8 @@ void options_parse(struct options *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->rcvbuf = 32 << 20;
 	o->max_streams = 4096;
-	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:qhV", long_options, NULL)) != -1) {
+	o->umask = 027;
+	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:qu:g:hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			if (o->n_listen == OPTIONS_LISTEN_MAX)
@@ -132,6 +172,14 @@ void options_parse(struct options *o, int argc, char **argv)
 			o->max_streams = number(optarg, 1, 1 << 24, "--max-streams");
 			break;
 		case 'q': o->quiet = true; break;
+		case OPT_ALLOW: allow_option(o, optarg); break;
+		case OPT_RATE_LIMIT:
+			if (access_set_rate(&o->access, optarg))
+				bad_usage("--rate-limit %s: expected N or N/s, N from 1 to 1000000000", optarg);
+			break;
+		case 'u': o->user = optarg; break;
+		case 'g': o->group = optarg; break;
+		case OPT_UMASK: o->umask = umask_option(optarg); break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("gsmtap-logd %s\n", GSMTAPLOG_VERSION); exit(0);
 		default: bad_usage("%s", "unknown option or missing argument");
@@ -143,6 +191,8 @@ void options_parse(struct options *o, int argc, char **argv)
 		bad_usage("%s", "-l, -i and -r are alternatives: give one kind of input");
 	if (o->filter && !o->interface && !o->read_file)
 		bad_usage("%s", "-f applies to -i and -r only");
+	if (o->group && !o->user)
+		bad_usage("%s", "-g needs -u: the daemon drops root to a user, not to a group alone");
 	if (!o->n_listen && !o->interface && !o->read_file)
 		o->listen[o->n_listen++] = "[::]:4729";
 	if (!o->filter)

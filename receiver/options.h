@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "access.h"
 
 #define OPTIONS_LISTEN_MAX	16
 
@@ -27,6 +30,10 @@ struct options {
 	unsigned int stats_interval;	/*!< --stats-interval S; 0 = only on SIGUSR1 and exit */
 	size_t max_streams;		/*!< --max-streams N */
 	bool quiet;			/*!< -q: no per-stream lines in the summary */
+	const char *user;		/*!< -u USER: drop root to this user */
+	const char *group;		/*!< -g GROUP: and this group (default: USER's) */
+	mode_t umask;			/*!< --umask; default 027: files 0640, directories 0750 */
+	struct access access;		/*!< --allow and --rate-limit */
 };
 
 /*! Fill \a o from the command line.  --help and --version print and exit 0; a bad

@@ -8,6 +8,7 @@
 
 #include "output.h"
 #include "pcapng.h"
+#include "recover.h"
 #include "sink.h"
 #include "text.h"
 
@@ -81,9 +82,11 @@ struct output *output_open(enum output_kind kind, const struct ring_opts *opts,
 			return o;
 		goto fail;
 	}
+	fmt.recover_cb = recover_text;
 	if (kind == OUTPUT_PCAPNG) {
 		fmt.header_cb = pcapng_header_cb;
 		fmt.trailer_cb = pcapng_trailer_cb;
+		fmt.recover_cb = recover_pcapng;
 	}
 	o->sink = sink_open(opts, &fmt, kind == OUTPUT_PCAPNG ? PCAPNG_EPB_MAX : TEXT_LINE_MAX, now);
 	if (o->sink)

@@ -122,7 +122,8 @@ static int make_dirs(struct ring *r)
 
 static int open_cur(struct ring *r)
 {
-	const int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+	/* recover_cb reads the file it checks */
+	const int flags = (r->fmt.recover_cb ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND | O_CLOEXEC;
 	int fd = openat(r->opts.dirfd, r->cur, flags, r->opts.mode);
 
 	if (fd < 0 && errno == ENOENT) {
@@ -210,6 +211,13 @@ static int start_file(struct ring *r, time_t now)
 		close(fd);
 		note_failure(r, -err, 0);
 		return err;
+	}
+	/* a crash may have left a torn record at the end: new data must not follow it */
+	if (sb.st_size && r->fmt.recover_cb) {
+		uint64_t keep = r->fmt.recover_cb(fd, sb.st_size);
+
+		if (keep < (uint64_t)sb.st_size && ftruncate(fd, keep) == 0)
+			sb.st_size = keep;
 	}
 	r->fd = fd;
 	r->size = sb.st_size;

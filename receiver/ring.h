@@ -22,6 +22,10 @@ struct ring_opts {
 struct ring_format {
 	size_t (*header_cb)(void *ctx, uint8_t *buf, size_t room);	/*!< e.g. SHB + IDB */
 	size_t (*trailer_cb)(void *ctx, uint8_t *buf, size_t room);	/*!< e.g. ISB; may be NULL */
+	/*! Bytes of an existing file of \a size bytes, open read-write on \a fd, that are
+	 *  whole records; the ring cuts a torn tail (a crash) there before appending.
+	 *  May be NULL. */
+	uint64_t (*recover_cb)(int fd, uint64_t size);
 	void *ctx;
 };
 

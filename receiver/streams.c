@@ -348,9 +348,9 @@ static bool keep_ident(struct slot *n, const struct wire_log *log)
 	return same;
 }
 
-const struct stream *streams_account(struct streams *st, const struct sockaddr *src,
-				     enum wire_verdict verdict, const struct wire_log *log,
-				     const struct timespec *now)
+struct stream *streams_account(struct streams *st, const struct sockaddr *src,
+			       enum wire_verdict verdict, const struct wire_log *log,
+			       const struct timespec *now)
 {
 	struct slot *n = lookup(st, src);
 	bool same_sender;

@@ -33,6 +33,8 @@ struct stream {
 	char ident[WIRE_IDENT_LEN + 1];	/*!< last ident seen, for reports */
 	uint32_t pid;			/*!< last pid seen */
 	struct timespec last_seen;
+	uint64_t rate_tat;		/*!< --rate-limit state (access.c); 0 for a new stream */
+	uint64_t rate_limited;		/*!< datagrams over --rate-limit, not written */
 };
 
 struct streams;
@@ -44,10 +46,11 @@ void streams_free(struct streams *st);
 
 /*! Count one datagram from \a src with the verdict and fields from wire_decode().
  *  When the table is full the least recently seen stream is evicted (its counts stay
- *  in the totals).  \returns the stream it was counted in; never NULL. */
-const struct stream *streams_account(struct streams *st, const struct sockaddr *src,
-				     enum wire_verdict verdict, const struct wire_log *log,
-				     const struct timespec *now);
+ *  in the totals).  \returns the stream it was counted in, whose rate fields the
+ *  caller keeps; never NULL. */
+struct stream *streams_account(struct streams *st, const struct sockaddr *src,
+			       enum wire_verdict verdict, const struct wire_log *log,
+			       const struct timespec *now);
 
 /*! Sum over every stream ever seen, evicted ones included. */
 void streams_totals(const struct streams *st, struct stream_counts *out);

@@ -4,6 +4,8 @@
 LOGD="$BUILDDIR/receiver/gsmtap-logd"
 BLAST="$BUILDDIR/tests/tools/gsmtap-blast"
 OSMO_SENDER="$BUILDDIR/tests/tools/osmo-sender"
+HOSTILE="$BUILDDIR/tests/tools/gsmtap-hostile"
+SPOOF="$BUILDDIR/tests/tools/gsmtap-spoof"
 
 # start_logd ARGS...: run gsmtap-logd in the background (stderr in $T/logd.err)
 # and wait for its start-up line; sets LOGD_PID.
@@ -25,6 +27,39 @@ stop_logd() {
 # summary KEY: the value of KEY= in the last overall summary line of $T/logd.err.
 summary() {
 	grep 'gsmtap-logd: received=' "$T/logd.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# output_summary KIND KEY: the value of KEY= in the last "output KIND" line (pcapng, text).
+output_summary() {
+	grep "gsmtap-logd: output $1 " "$T/logd.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# stream_summary SRC KEY: the value of KEY= in the last per-stream line for source SRC.
+stream_summary() {
+	grep "gsmtap-logd: stream .* src=$1 " "$T/logd.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# summary_after_usr1: ask for a summary and wait until it is there; fails if the daemon is gone.
+summary_after_usr1() {
+	local before
+	before=$(grep -c 'gsmtap-logd: received=' "$T/logd.err")
+	kill -USR1 "$LOGD_PID" || return 1
+	for _ in $(seq 100); do
+		[ "$(grep -c 'gsmtap-logd: received=' "$T/logd.err")" -gt "$before" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# vm KEY: a /proc/LOGD_PID/status figure in kB (VmRSS, VmHWM).
+vm() {
+	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" "/proc/$LOGD_PID/status"
+}
+
+# raw_controls FILE: lines holding a raw control byte (anything below 0x20 but the
+# newline, and DEL): escaping must leave none.
+raw_controls() {
+	LC_ALL=C grep -c -P '[\x00-\x09\x0b-\x1f\x7f]' "$1"
 }
 
 # free_udp_port: a UDP port nothing is bound to right now.

@@ -1,0 +1,50 @@
+/* gsmtaplog.h: what the dissector computes per frame and hands to its stats tree through the tap. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <epan/packet.h>
+
+/* The tap and the stats tree share this name: "tshark -z gsmtaplog,tree". */
+#define GTL_TAP_NAME	"gsmtaplog"
+
+/* What happened to a frame's sequence number and clock (struct gtl_frame.flags). */
+enum gtl_flag {
+	GTL_HAS_SEQ	= 1 << 0,	/*!< frame_number was not 0 */
+	GTL_HAS_DELTA	= 1 << 1,	/*!< an earlier line of the same stream and pid exists */
+	GTL_REORDERED	= 1 << 2,	/*!< arrived after a higher sequence number */
+	GTL_FILLED	= 1 << 7,	/*!< ... and filled a gap already counted as lost */
+	GTL_DUPLICATE	= 1 << 3,	/*!< a sequence number seen before */
+	GTL_RESTART	= 1 << 4,	/*!< the sender started its sequence again */
+	GTL_CLOCK_BACK	= 1 << 5,	/*!< in order, but the sender clock went backwards */
+	GTL_TRUNCATED	= 1 << 6,	/*!< text cut at libosmocore's 4096-byte limit */
+};
+
+/*! One sender: source address and port, as the collector keys its streams. */
+struct gtl_stream {
+	guint32 index;		/*!< 1, 2, ... in order of first appearance, like the collector's */
+	const char *name;	/*!< "1.2.3.4:port" or "[v6]:port", file scope */
+};
+
+/*! The analysis of one frame, made on the first pass and kept in file scope, so
+ *  that every later pass, two-pass tshark and the GUI show the same values. */
+struct gtl_frame {
+	const struct gtl_stream *stream;
+	guint32 seq;		/*!< 0 when the sender has no sequence */
+	guint32 lost;		/*!< sequence numbers missing just before this one */
+	guint32 pid;
+	guint8 level;
+	guint8 verdict;		/*!< enum wire_verdict; only WIRE_OK has pid, level and times */
+	guint16 flags;		/*!< enum gtl_flag */
+	nstime_t delta;		/*!< sender time since the previous line of this stream and pid */
+	nstime_t delay;		/*!< capture time minus sender time */
+	nstime_t delay_excess;	/*!< delay minus the stream's smallest delay so far, >= 0 */
+};
+
+/*! What the dissector queues to the tap for each GSMTAP log datagram. */
+struct gtl_tap {
+	const struct gtl_frame *frame;
+	const char *ident;	/*!< process name, packet scope */
+};
+
+/*! Register the "gsmtaplog" stats tree (from the protocol's registration). */
+void gtl_register_stats(void);

@@ -1,0 +1,109 @@
+/* stats-gsmtaplog.c: the "gsmtaplog" stats tree: lines, levels and losses per sender, and bpftrace-style timing histograms. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <stdio.h>
+
+#include <epan/stats_tree.h>
+
+#include "wire.h"
+#include "gsmtaplog.h"
+
+#define NODE_LINES	"GSMTAP log lines"
+#define NODE_EXCESS	"delay_excess (us)"
+#define NODE_DELTA	"delta (us)"
+
+/* Buckets 0, 1, 2-3, 4-7, ... up to an open 2^24- (16.7 s): bpftrace's hist() in microseconds. */
+#define HIST_BUCKETS	26
+
+static int st_node_lines = -1;
+
+/* Range names are parsed by stats_tree ("lo-hi"); build them once. */
+static char hist_names[HIST_BUCKETS][24];
+static gchar *hist_ranges[HIST_BUCKETS];
+
+static void hist_ranges_init(void)
+{
+	int i;
+
+	if (hist_ranges[0])
+		return;
+	snprintf(hist_names[0], sizeof(hist_names[0]), "0");
+	snprintf(hist_names[1], sizeof(hist_names[1]), "1");
+	for (i = 2; i < HIST_BUCKETS - 1; i++)
+		snprintf(hist_names[i], sizeof(hist_names[i]), "%d-%d", 1 << (i - 1), (1 << i) - 1);
+	snprintf(hist_names[i], sizeof(hist_names[i]), "%d-", 1 << (i - 1));
+	for (i = 0; i < HIST_BUCKETS; i++)
+		hist_ranges[i] = hist_names[i];
+}
+
+/* Microseconds for a bucket, clamped into the int that stats_tree counts in. */
+static int usec_of(const nstime_t *t)
+{
+	gint64 us = (gint64)t->secs * 1000000 + t->nsecs / 1000;
+
+	return us > G_MAXINT ? G_MAXINT : (int)us;
+}
+
+static void gtl_stats_init(stats_tree *st)
+{
+	hist_ranges_init();
+	st_node_lines = stats_tree_create_node(st, NODE_LINES, 0, STAT_DT_INT, TRUE);
+	stats_tree_create_range_node_string(st, NODE_EXCESS, 0, HIST_BUCKETS, hist_ranges);
+	stats_tree_create_range_node_string(st, NODE_DELTA, 0, HIST_BUCKETS, hist_ranges);
+}
+
+static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_,
+					  epan_dissect_t *edt _U_, const void *p,
+					  tap_flags_t flags _U_)
+{
+	const struct gtl_tap *tap = (const struct gtl_tap *)p;
+	const struct gtl_frame *fr = tap->frame;
+	const char *level;
+	char name[128];
+	int stream, ident, thread;
+
+	tick_stat_node(st, NODE_LINES, 0, TRUE);
+	snprintf(name, sizeof(name), "Stream %u %s", fr->stream->index, fr->stream->name);
+	stream = tick_stat_node(st, name, st_node_lines, TRUE);
+
+	/* Every counter exists from a stream's first line on, so that 0 is shown.
+	 * A late arrival that fills a gap takes back the loss counted for it. */
+	increase_stat_node(st, "Lost", stream, FALSE,
+			   (int)fr->lost - ((fr->flags & GTL_FILLED) ? 1 : 0));
+	increase_stat_node(st, "Reordered", stream, FALSE, (fr->flags & GTL_REORDERED) ? 1 : 0);
+	increase_stat_node(st, "Duplicates", stream, FALSE, (fr->flags & GTL_DUPLICATE) ? 1 : 0);
+	increase_stat_node(st, "Restarts", stream, FALSE, (fr->flags & GTL_RESTART) ? 1 : 0);
+	increase_stat_node(st, "Malformed", stream, FALSE, fr->verdict != WIRE_OK);
+	if (fr->verdict != WIRE_OK)
+		return TAP_PACKET_REDRAW;
+
+	snprintf(name, sizeof(name), "ident %s", tap->ident && *tap->ident ? tap->ident : "-");
+	ident = tick_stat_node(st, name, stream, TRUE);
+	snprintf(name, sizeof(name), "pid %u", fr->pid);
+	thread = tick_stat_node(st, name, ident, TRUE);
+	level = wire_level_name(fr->level);
+	if (!level) {
+		snprintf(name, sizeof(name), "level %u", fr->level);
+		level = name;
+	}
+	tick_stat_node(st, level, thread, FALSE);
+
+	/* The range node's own count is the total; tick_range leaves it at 0. */
+	tick_stat_node(st, NODE_EXCESS, 0, TRUE);
+	stats_tree_tick_range(st, NODE_EXCESS, 0, usec_of(&fr->delay_excess));
+	if (fr->flags & GTL_HAS_DELTA) {
+		/* Average, min and max per thread: the max is the longest stall. */
+		avg_stat_node_add_value_int(st, NODE_DELTA, thread, FALSE, usec_of(&fr->delta));
+		if (fr->delta.secs >= 0 && fr->delta.nsecs >= 0) {
+			tick_stat_node(st, NODE_DELTA, 0, TRUE);
+			stats_tree_tick_range(st, NODE_DELTA, 0, usec_of(&fr->delta));
+		}
+	}
+	return TAP_PACKET_REDRAW;
+}
+
+void gtl_register_stats(void)
+{
+	stats_tree_register_plugin(GTL_TAP_NAME, GTL_TAP_NAME, "GSMTAP log timing", 0,
+				   gtl_stats_packet, gtl_stats_init, NULL);
+}

@@ -1,0 +1,93 @@
+# lib.sh: run tshark as an unprivileged user with the uninstalled plugin; sourced by the dissector tests.
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Usage from a test: . lib.sh PATH/TO/gsmtaplog.so PATH/TO/make-fixture
+# Sets T (scratch dir, world-readable), FIXTURE (the generated capture) and
+# REFERENCE (a readable copy of the dumpcap capture); defines ts_with / ts_without.
+
+# The suite's TAP helpers (ok, is, bail, need, done_testing) and the scratch dir T.
+. "$SRCDIR/tests/tap.sh"
+
+PLUGIN=${1:?usage: $0 gsmtaplog.so make-fixture}
+MAKE_FIXTURE=${2:?usage: $0 gsmtaplog.so make-fixture}
+
+# A missing tool fails the test loudly; it is never skipped.
+need tshark editcap setpriv
+
+# tshark as root ignores WIRESHARK_PLUGIN_DIR and the personal plugin dir, so
+# it runs as nobody; the files it reads must be readable by nobody.
+chmod 755 "$T"
+ws_version=$(tshark --version 2>/dev/null | sed -n '1s/.*(Wireshark) \([0-9]*\.[0-9]*\)\..*/\1/p')
+[ -n "$ws_version" ] || bail "cannot read the Wireshark version from tshark --version"
+mkdir -p "$T/plugins/$ws_version/epan" "$T/empty"
+cp "$PLUGIN" "$T/plugins/$ws_version/epan/"
+"$MAKE_FIXTURE" "$T/fixture.pcapng" || bail "make-fixture failed"
+cp "$REFERENCE_CAPTURE" "$T/reference.pcapng" || bail "no reference capture at $REFERENCE_CAPTURE"
+chmod -R a+rX "$T"
+FIXTURE=$T/fixture.pcapng
+REFERENCE=$T/reference.pcapng
+
+# Same environment for both, so that only the plugin differs.
+as_nobody() {
+	if [ "$(id -u)" -eq 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env -i PATH="$PATH" HOME="$T" TZ=UTC LC_ALL=C "$@"
+	else
+		env -i PATH="$PATH" HOME="$T" TZ=UTC LC_ALL=C "$@"
+	fi
+}
+ts_with() { as_nobody WIRESHARK_PLUGIN_DIR="$T/plugins" tshark "$@"; }
+ts_without() { as_nobody WIRESHARK_PLUGIN_DIR="$T/empty" tshark "$@"; }
+
+ts_with -G plugins 2>/dev/null | grep -q "$T/plugins/$ws_version/epan/gsmtaplog.so" ||
+	bail "tshark did not load $PLUGIN from WIRESHARK_PLUGIN_DIR"
+ts_without -G plugins 2>/dev/null | grep -q gsmtaplog &&
+	bail "tshark loads a gsmtaplog plugin even without ours (installed copy?)"
+
+# frames FILE FILTER: the numbers of the frames that match, on one line.
+frames() {
+	ts_with -r "$1" -Y "$2" -T fields -e frame.number 2>/dev/null | paste -sd' '
+}
+
+# tree FILE [tshark options]: "-z gsmtaplog,tree" as "INDENTNAME=COUNT" lines.
+tree() {
+	local f=$1
+	shift
+	ts_with -r "$f" "$@" -q -z gsmtaplog,tree 2>/dev/null |
+		sed -nE 's/^( *)([^ ]+( [^ ]+)*) {2,}(-?[0-9]+) .*/\1\2=\4/p'
+}
+
+# node TREE PATH...: the count of the node reached by matching one line per
+# PATH element, each the first match (by name, any depth) after the previous;
+# an element starting with ^ matches only a top-level node.
+node() {
+	local tree=$1
+	shift
+	local IFS='|'
+	awk -v path="$*" '
+		BEGIN { n = split(path, want, "|"); i = 1 }
+		{
+			name = $0; top = name !~ /^ /
+			sub(/^ */, "", name); sub(/=[^=]*$/, "", name)
+			w = want[i]
+			if (substr(w, 1, 1) == "^") { if (!top) next; w = substr(w, 2) }
+			if (name != w) next
+			if (i == n) { sub(/.*=/, ""); print; exit }
+			i++
+		}
+	' <<<"$tree"
+}
+
+# Every field of the built-in gsmtap_log dissector, which the plugin must leave as it is.
+builtin_fields=(-e frame.number -e gsmtap_log.timestamp -e gsmtap_log.ident -e gsmtap_log.pid
+		-e gsmtap_log.level -e gsmtap_log.subsys -e gsmtap_log.src_file.name
+		-e gsmtap_log.src_file.line_nr -e gsmtap_log.string)
+
+# check_tree TREE: one test per "COUNT|NODE;CHILD;..." line on stdin.
+check_tree() {
+	local want path p
+	while IFS='|' read -r want path; do
+		IFS=';' read -ra p <<<"$path"
+		is "$(node "$1" "${p[@]}")" "$want" "tree: ${path//;/ \/ } = $want"
+	done
+}

@@ -274,10 +274,12 @@ static void print_summary(struct daemon *d)
 		struct ring_stats rs;
 
 		output_stats(d->col.outputs[i], &rs);
-		say("gsmtap-logd: output %s file=%s written=%llu unwritten=%llu files=%llu bytes=%llu%s%s",
+		say("gsmtap-logd: output %s file=%s written=%llu unwritten=%llu files=%llu bytes=%llu "
+		    "failures=%llu%s%s",
 		    output_kind_name(d->col.outputs[i]), output_name(d, i, name, sizeof(name)),
 		    (unsigned long long)rs.written, (unsigned long long)rs.lost,
 		    (unsigned long long)rs.files, (unsigned long long)rs.bytes,
+		    (unsigned long long)rs.episodes,
 		    rs.failing ? " failing=" : "", rs.failing ? strerror(rs.last_error) : "");
 	}
 	for (size_t i = 0; i < d->n_sockets; i++)

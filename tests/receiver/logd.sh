@@ -53,13 +53,22 @@ summary_after_usr1() {
 
 # vm KEY: a /proc/LOGD_PID/status figure in kB (VmRSS, VmHWM).
 vm() {
-	sed -n "s/^$1: *\([0-9]*\) kB/\1/p" "/proc/$LOGD_PID/status"
+	sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$LOGD_PID/status"
 }
 
 # raw_controls FILE: lines holding a raw control byte (anything below 0x20 but the
 # newline, and DEL): escaping must leave none.
 raw_controls() {
 	LC_ALL=C grep -c -P '[\x00-\x09\x0b-\x1f\x7f]' "$1"
+}
+
+# mount_tmpfs DIR SIZE: a tmpfs of SIZE on the new directory DIR, unmounted at exit
+# (before tap.sh's scratch directory is removed).  Needs root; bails out otherwise.
+mount_tmpfs() {
+	[ "$(id -u)" = 0 ] || bail "mounting a tmpfs needs root; run the tests as root"
+	mkdir "$1" || bail "cannot create $1"
+	trap "kill \$(jobs -p) 2>/dev/null; umount '$1' 2>/dev/null; rm -rf '$T'" EXIT
+	mount -t tmpfs -o "size=$2,mode=0755" tmpfs "$1" || bail "cannot mount a tmpfs on $1"
 }
 
 # free_udp_port: a UDP port nothing is bound to right now.

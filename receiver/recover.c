@@ -1,0 +1,113 @@
+/* recover.c: after a crash: how much of an output file is whole records, so that appending never follows a torn one. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <byteswap.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recover.h"
+#include "text.h"
+
+#define SHB_TYPE	0x0a0d0d0au	/* the same in either byte order */
+#define BYTE_ORDER_MAGIC	0x1a2b3c4du
+#define READ_CHUNK	(256 * 1024)
+
+/* Sequential reads through one buffer: a file of small blocks costs a read per
+ * READ_CHUNK bytes, not two per block. */
+struct reader {
+	int fd;
+	uint64_t base;		/* file offset of buf[0] */
+	size_t len;		/* bytes valid in buf */
+	uint8_t *buf;
+};
+
+static bool read_at(struct reader *rd, uint64_t off, void *out, size_t n)
+{
+	if (off < rd->base || off + n > rd->base + rd->len) {
+		ssize_t got = pread(rd->fd, rd->buf, READ_CHUNK, off);
+
+		if (got < (ssize_t)n)
+			return false;
+		rd->base = off;
+		rd->len = got;
+	}
+	memcpy(out, rd->buf + (off - rd->base), n);
+	return true;
+}
+
+static uint32_t u32(const uint8_t *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? bswap_32(v) : v;
+}
+
+/* Each SHB says the byte order of its section; any other block is read in it. */
+static uint64_t walk_blocks(struct reader *rd, uint64_t size)
+{
+	uint64_t off = 0;
+	bool swap = false;
+
+	while (size - off >= 12) {
+		uint8_t hdr[12], tail[4];
+		uint32_t len;
+
+		if (!read_at(rd, off, hdr, sizeof(hdr)))
+			break;
+		if (u32(hdr, false) == SHB_TYPE) {
+			uint32_t bom = u32(hdr + 8, false);
+
+			if (bom != BYTE_ORDER_MAGIC && bom != bswap_32(BYTE_ORDER_MAGIC))
+				return off ? off : size;
+			swap = bom != BYTE_ORDER_MAGIC;
+		} else if (!off) {
+			return size;	/* not pcapng */
+		}
+		len = u32(hdr + 4, swap);
+		if (len < 12 || len % 4 || len > size - off ||
+		    !read_at(rd, off + len - 4, tail, sizeof(tail)) || u32(tail, swap) != len)
+			break;
+		off += len;
+	}
+	return off;
+}
+
+uint64_t recover_pcapng(int fd, uint64_t size)
+{
+	struct reader rd = { .fd = fd, .buf = malloc(READ_CHUNK) };
+	uint64_t keep;
+
+	if (!rd.buf)
+		return size;	/* cannot check: leave the file as it is */
+	keep = walk_blocks(&rd, size);
+	free(rd.buf);
+	return keep;
+}
+
+uint64_t recover_text(int fd, uint64_t size)
+{
+	uint64_t off = size, floor = size > TEXT_LINE_MAX ? size - TEXT_LINE_MAX : 0;
+	uint8_t *buf = malloc(READ_CHUNK);
+	uint64_t keep = size;
+
+	/* backwards, a chunk at a time, to the last '\n' */
+	while (buf && off > floor) {
+		uint64_t start = off - floor > READ_CHUNK ? off - READ_CHUNK : floor;
+		ssize_t got = pread(fd, buf, off - start, start);
+		uint8_t *nl;
+
+		if (got != (ssize_t)(off - start))
+			break;
+		nl = memrchr(buf, '\n', got);
+		if (nl) {
+			keep = start + (nl - buf) + 1;
+			break;
+		}
+		off = start;
+	}
+	free(buf);
+	return keep;
+}

@@ -523,18 +523,6 @@ static void open_sender(struct out *out)
 			 o->host, o->port, strerror(errno));
 }
 
-/* A refusal (ICMP port unreachable) that arrived after the last send is
- * still pending on the socket; on loopback it is always there by now. */
-static uint64_t pending_refusal(struct gsmtaplog *s)
-{
-	int soerr = 0;
-	socklen_t len = sizeof(soerr);
-
-	if (getsockopt(gsmtaplog_fd(s), SOL_SOCKET, SO_ERROR, &soerr, &len))
-		return 0;
-	return soerr == ECONNREFUSED;
-}
-
 static const char *lines(uint64_t n)
 {
 	return n == 1 ? "line" : "lines";
@@ -551,8 +539,9 @@ static bool report(struct out *out)
 			warnx("%" PRIu64 " %s dropped (%s)", out->unsent, lines(out->unsent), out->why);
 		return out->unsent;
 	}
+	/* On loopback a refusal of the last line is pending by now. */
+	gsmtaplog_collect_errors(out->s);
 	gsmtaplog_stats(out->s, &st);
-	st.refused += pending_refusal(out->s);
 	if (st.dropped)
 		warnx("%" PRIu64 " %s dropped (last error: %s)",
 		      st.dropped, lines(st.dropped), strerror(st.last_error));

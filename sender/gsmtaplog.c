@@ -30,6 +30,7 @@ struct gsmtaplog {
 	atomic_uint_least64_t truncated;
 	atomic_uint_least64_t refused;
 	atomic_int last_error;
+	atomic_bool previous_failed;	/*!< the last send failed: an ICMP report is about a drop */
 };
 
 /* The thread id goes in the pid field, as libosmocore >= 1.5 sends it.  It is
@@ -86,15 +87,19 @@ static const char *basename_of(const char *path)
 
 /* A connected UDP socket reports an ICMP "port unreachable" for an *earlier*
  * datagram as ECONNREFUSED on the next send, which then did not go out.  That
- * earlier loss is counted as refused, and this line gets its one retry. */
+ * earlier datagram is counted as refused, unless it never left (a local
+ * firewall's reject both fails the send and sends the ICMP): it was counted
+ * as dropped then.  Either way this line gets its one retry. */
 static int transmit(struct gsmtaplog *s, const struct msghdr *msg)
 {
 	ssize_t rc = sendmsg(s->fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL);
 
 	if (rc < 0 && errno == ECONNREFUSED) {
-		count(&s->refused);
+		if (!atomic_load_explicit(&s->previous_failed, memory_order_relaxed))
+			count(&s->refused);
 		rc = sendmsg(s->fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL);
 	}
+	atomic_store_explicit(&s->previous_failed, rc < 0, memory_order_relaxed);
 	if (rc < 0) {
 		int err = errno;
 
@@ -151,9 +156,10 @@ int gsmtaplog_send(struct gsmtaplog *s, int level, const char *subsys,
 int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 		     const char *file, unsigned int line, const char *fmt, ...)
 {
+	int saved_errno = errno;	/* a failed log call must not change the caller's errno */
 	char text[WIRE_TEXT_MAX + 1];
 	va_list ap;
-	int n;
+	int n, rc;
 
 	va_start(ap, fmt);
 	n = vsnprintf(text, sizeof(text), fmt, ap);
@@ -161,10 +167,13 @@ int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 	if (n < 0) {
 		count(&s->dropped);
 		atomic_store_explicit(&s->last_error, EINVAL, memory_order_relaxed);
-		return -EINVAL;
+		rc = -EINVAL;
+	} else {
+		rc = send_line(s, level, subsys, file, line, text,
+			       n > WIRE_TEXT_MAX ? WIRE_TEXT_MAX : (size_t)n, n > WIRE_TEXT_MAX);
 	}
-	return send_line(s, level, subsys, file, line, text,
-			 n > WIRE_TEXT_MAX ? WIRE_TEXT_MAX : (size_t)n, n > WIRE_TEXT_MAX);
+	errno = saved_errno;
+	return rc;
 }
 
 /* getaddrinfo() has its own error space; callers of gsmtaplog_open() get errno. */
@@ -246,6 +255,18 @@ void gsmtaplog_stats(const struct gsmtaplog *s, struct gsmtaplog_stats *out)
 		.refused = atomic_load_explicit(&s->refused, memory_order_relaxed),
 		.last_error = atomic_load_explicit(&s->last_error, memory_order_relaxed),
 	};
+}
+
+void gsmtaplog_collect_errors(struct gsmtaplog *s)
+{
+	int saved_errno = errno, soerr = 0;
+	socklen_t len = sizeof(soerr);
+
+	/* Reading SO_ERROR clears it, as the next send would have. */
+	if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && soerr == ECONNREFUSED &&
+	    !atomic_load_explicit(&s->previous_failed, memory_order_relaxed))
+		count(&s->refused);
+	errno = saved_errno;
 }
 
 int gsmtaplog_fd(const struct gsmtaplog *s)

@@ -78,4 +78,35 @@ else
 	ok 1 "network namespaces are required (root, unshare -n from util-linux, ip from iproute2): none here"
 fi
 
+# A firewall that blocks the port: the kernel fails each send with EPERM.
+# The rule lives in the namespace, so nothing else is touched.  "reject" also
+# answers with an ICMP port unreachable, about a datagram that never left.
+if have_netns; then
+	need nft
+	firewalled() {	# firewalled VERDICT CMD...: CMD behind an nft VERDICT on udp port 4729
+		netns sh -c 'nft "add table inet fw; add chain inet fw out { type filter hook output priority 0; };
+			add rule inet fw out udp dport 4729 $0" && exec "$@"' "$@"
+	}
+	eperm="(last error: Operation not permitted)"
+	reports() { grep '^gsmtap-log: ' "$T/err" | tr '\n' '|'; }
+
+	run firewalled drop "$LOG" message
+	is "$rc/$err" "1/gsmtap-log: 1 line dropped $eperm" \
+		"firewall: message mode exits 1 and says the line was dropped with EPERM"
+
+	run firewalled drop "$LOG" -- "${CMD[@]}"
+	unharmed "firewall (drop)"
+	is "$(reports)" "gsmtap-log: 2 lines dropped $eperm|" \
+		"firewall (drop): CMD's 2 lines are reported once, as dropped with EPERM"
+
+	run firewalled reject "$LOG" -- "${CMD[@]}"
+	unharmed "firewall (reject)"
+	is "$(reports | cut -d '|' -f 1)" "gsmtap-log: 2 lines dropped $eperm" \
+		"firewall (reject): CMD's 2 lines are counted as dropped with EPERM"
+	is "$(reports)" "gsmtap-log: 2 lines dropped $eperm|" \
+		"firewall (reject): the 2 lines are reported once, not also as refused"
+else
+	ok 1 "network namespaces are required (root, unshare -n from util-linux, ip from iproute2): none here"
+fi
+
 done_testing

@@ -6,7 +6,9 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "peer.h"
@@ -112,4 +114,34 @@ void peer_watchdog(unsigned int seconds, const char *what)
 	watched = what;
 	signal(SIGALRM, watchdog_cb);
 	alarm(seconds);
+}
+
+void peer_watchdog_timer(unsigned int seconds, const char *what)
+{
+	static timer_t timer;
+	static int created;
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR2 };
+	const struct itimerspec when = { .it_value.tv_sec = seconds };
+
+	if (!created && timer_create(CLOCK_MONOTONIC, &ev, &timer))
+		BAIL_OUT("timer_create: %s", strerror(errno));
+	created = 1;
+	watched = what;
+	signal(SIGUSR2, watchdog_cb);
+	if (timer_settime(timer, 0, &when, NULL))
+		BAIL_OUT("timer_settime: %s", strerror(errno));
+}
+
+void peer_shell(const char *cmd)
+{
+	if (system(cmd) != 0)
+		BAIL_OUT("command failed: %s", cmd);
+}
+
+void peer_netns(const char *setup)
+{
+	if (unshare(CLONE_NEWNET))
+		BAIL_OUT("unshare(CLONE_NEWNET): %s (needs root)", strerror(errno));
+	if (setup)
+		peer_shell(setup);
 }

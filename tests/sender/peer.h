@@ -45,3 +45,17 @@ uint32_t peer_kernel_drops(int fd);
  *  and exits, so that a blocked call fails the test instead of hanging it.
  *  0 disarms.  \a what must stay valid until disarmed. */
 void peer_watchdog(unsigned int seconds, const char *what);
+
+/*! As peer_watchdog(), but on a POSIX timer of its own that delivers SIGUSR2,
+ *  for a test that keeps SIGALRM and setitimer() for itself.  0 disarms. */
+void peer_watchdog_timer(unsigned int seconds, const char *what);
+
+/*! Move this process into a new network namespace, where no other test's
+ *  traffic or firewall rules reach it, and run the shell command \a setup
+ *  there (NULL for none; lo starts down).  Sockets opened
+ *  before stay in the namespace they were opened in.  Any failure is a
+ *  "Bail out!". */
+void peer_netns(const char *setup);
+
+/*! Run the shell command \a cmd, or "Bail out!" naming it. */
+void peer_shell(const char *cmd);

@@ -79,6 +79,11 @@ int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 /*! Copy the counters.  Safe to call while other threads send. */
 void gsmtaplog_stats(const struct gsmtaplog *s, struct gsmtaplog_stats *out);
 
+/*! Count an ICMP "port unreachable" that arrived after the last send, which
+ *  the next send would otherwise find.  Call it before reading the final
+ *  statistics of a short-lived sender.  Thread-safe; one getsockopt(). */
+void gsmtaplog_collect_errors(struct gsmtaplog *s);
+
 /*! The socket, for callers that want to poll it or set options; owned by \a s. */
 int gsmtaplog_fd(const struct gsmtaplog *s);
 

@@ -60,7 +60,7 @@ struct stream_state {
 	struct gtl_stream pub;	/* what frames point to */
 	address addr;
 	guint32 port;
-	struct gtl_seq seq;
+	struct seq_state seq;
 	guint8 ident[WIRE_IDENT_LEN];	/* of the previous line: a new one is a new sender */
 	gsize ident_len;
 	gboolean have_delay;
@@ -155,21 +155,21 @@ static void analyse_seq(struct stream_state *s, struct gtl_frame *fr, gboolean s
 	if (fr->seq == 0)
 		return;
 	fr->flags |= GTL_HAS_SEQ;
-	switch (gtl_seq_step(&s->seq, fr->seq, same_sender, &fr->lost)) {
-	case GTL_SEQ_FILLED:
+	switch (seq_step(&s->seq, fr->seq, same_sender, &fr->lost)) {
+	case SEQ_FILLED:
 		fr->flags |= GTL_REORDERED | GTL_FILLED;
 		break;
-	case GTL_SEQ_LATE:
+	case SEQ_LATE:
 		fr->flags |= GTL_REORDERED;
 		break;
-	case GTL_SEQ_DUPLICATE:
+	case SEQ_DUPLICATE:
 		fr->flags |= GTL_DUPLICATE;
 		break;
-	case GTL_SEQ_RESTART:
+	case SEQ_RESTART:
 		fr->flags |= GTL_RESTART;
 		break;
-	case GTL_SEQ_FIRST:
-	case GTL_SEQ_NEXT:
+	case SEQ_FIRST:
+	case SEQ_NEXT:
 		break;
 	}
 }

@@ -10,9 +10,6 @@
 #include "streams.h"
 
 #define NIL		UINT32_MAX
-/* A sequence number this far ahead is a gap; any further is a number from
- * behind, which only the reorder window can explain. */
-#define SEQ_MAX_GAP	(1u << 31)
 
 /*
  * The table is one array of cap slots, a hash index over it and two lists
@@ -260,75 +257,32 @@ static struct slot *lookup(struct streams *st, const struct sockaddr *src)
 	return n;
 }
 
-/* The sender counts 1, 2, ..., 0xffffffff and then 1 again: 0 is not in the cycle. */
-static uint32_t seq_next(uint32_t seq)
-{
-	return seq == UINT32_MAX ? 1 : seq + 1;
-}
-
-/* Steps from a forward to b in that cycle of 0xffffffff numbers. */
-static uint32_t seq_distance(uint32_t a, uint32_t b)
-{
-	return b >= a ? b - a : b - a - 1;
-}
-
-enum seq_kind {
-	SEQ_FIRST,
-	SEQ_NEXT,
-	SEQ_GAP,
-	SEQ_DUPLICATE,
-	SEQ_LATE,
-	SEQ_RESTART,
-};
-
-static enum seq_kind seq_classify(uint32_t last, uint32_t seq, bool same_sender, uint32_t *gap)
-{
-	if (!last)
-		return SEQ_FIRST;
-	if (!same_sender)
-		return SEQ_RESTART;
-	*gap = seq_distance(seq_next(last), seq);
-	if (!*gap)
-		return SEQ_NEXT;
-	if (seq == last)
-		return SEQ_DUPLICATE;
-	/* A sender starts at 1; that beats reading it as a wrap with a gap. */
-	if (seq == 1)
-		return SEQ_RESTART;
-	if (*gap <= SEQ_MAX_GAP)
-		return SEQ_GAP;
-	if (seq_distance(seq, last) <= STREAMS_REORDER_WINDOW)
-		return SEQ_LATE;
-	return SEQ_RESTART;
-}
-
 static void count_seq(struct stream *s, uint32_t seq, bool same_sender)
 {
 	struct stream_counts *c = &s->counts;
-	uint32_t gap = 0;
+	uint32_t lost;
 
-	switch (seq_classify(s->last_seq, seq, same_sender, &gap)) {
-	case SEQ_FIRST:
+	switch (seq_step(&s->seq, seq, same_sender, &lost)) {
 	case SEQ_NEXT:
+		c->lost += lost;
 		break;
-	case SEQ_GAP:
-		c->lost += gap;
+	case SEQ_FILLED:
+		/* It was counted lost in the gap it left. */
+		c->reordered++;
+		c->lost--;
+		break;
+	case SEQ_LATE:
+		c->reordered++;
 		break;
 	case SEQ_DUPLICATE:
 		c->duplicates++;
-		return;
-	case SEQ_LATE:
-		/* It was counted lost in the gap it left; without a bitmap a
-		 * late duplicate of an older number looks the same. */
-		c->reordered++;
-		if (c->lost)
-			c->lost--;
-		return;
+		break;
 	case SEQ_RESTART:
 		c->restarts++;
 		break;
+	case SEQ_FIRST:
+		break;
 	}
-	s->last_seq = seq;
 }
 
 /* Keep the sender's name, and say whether it is the one seen before. */

@@ -8,11 +8,9 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "seq.h"
 #include "wire.h"
 
-/* How far back a sequence number may come and still count as reordered (and
- * fill a gap) rather than as the sender restarting. */
-#define STREAMS_REORDER_WINDOW	1024
 
 /*! Counters of one stream or of all of them. */
 struct stream_counts {
@@ -29,7 +27,7 @@ struct stream {
 	struct sockaddr_storage addr;	/*!< source address and port */
 	unsigned int index;		/*!< 1, 2, ... in order of first appearance; never reused */
 	struct stream_counts counts;
-	uint32_t last_seq;		/*!< highest sequence seen; 0 before the first */
+	struct seq_state seq;		/*!< sequence accounting; seq.last is the highest seen, 0 before the first */
 	char ident[WIRE_IDENT_LEN + 1];	/*!< last ident seen, for reports */
 	uint32_t pid;			/*!< last pid seen */
 	struct timespec last_seen;

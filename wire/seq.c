@@ -1,4 +1,4 @@
-/* seq.c: sequence-number accounting for one stream (rules in seq.h); no Wireshark types. */
+/* seq.c: one sender's sequence numbers (our wire extension): gaps, late arrivals, duplicates, restarts. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <string.h>
@@ -7,8 +7,8 @@
 
 #define SEQ_MOD		0xffffffffull	/* numbers 1..0xffffffff: 0 is not in the cycle */
 #define SEQ_MAX_GAP	(1u << 31)	/* the collector's: any further ahead is from behind */
-#define WINDOW		STREAMS_REORDER_WINDOW
-#define SLOTS		(GTL_SEQ_WORDS * 64)
+#define WINDOW		SEQ_REORDER_WINDOW
+#define SLOTS		(SEQ_WORDS * 64)
 
 _Static_assert((SLOTS & (SLOTS - 1)) == 0 && SLOTS > WINDOW, "bitmap must be a power of two above the window");
 
@@ -18,13 +18,13 @@ static uint32_t seq_ahead(uint32_t a, uint32_t b)
 	return (uint32_t)(((uint64_t)b + SEQ_MOD - a) % SEQ_MOD);
 }
 
-static uint64_t *seen_word(struct gtl_seq *s, uint64_t pos, uint64_t *bit)
+static uint64_t *seen_word(struct seq_state *s, uint64_t pos, uint64_t *bit)
 {
 	*bit = 1ull << (pos % 64);
 	return &s->seen[(pos % SLOTS) / 64];
 }
 
-static void seq_start(struct gtl_seq *s, uint32_t seq)
+static void seq_start(struct seq_state *s, uint32_t seq)
 {
 	uint64_t bit;
 
@@ -35,7 +35,7 @@ static void seq_start(struct gtl_seq *s, uint32_t seq)
 	*seen_word(s, s->head, &bit) |= bit;
 }
 
-enum gtl_seq_event gtl_seq_step(struct gtl_seq *s, uint32_t seq, bool same_sender, uint32_t *lost)
+enum seq_event seq_step(struct seq_state *s, uint32_t seq, bool same_sender, uint32_t *lost)
 {
 	uint32_t ahead, behind, i;
 	uint64_t pos, bit, *word;
@@ -43,13 +43,13 @@ enum gtl_seq_event gtl_seq_step(struct gtl_seq *s, uint32_t seq, bool same_sende
 	*lost = 0;
 	if (s->last == 0) {
 		seq_start(s, seq);
-		return GTL_SEQ_FIRST;
+		return SEQ_FIRST;
 	}
 	if (!same_sender)
 		goto restart;
 	ahead = seq_ahead(s->last, seq);
 	if (ahead == 0)
-		return GTL_SEQ_DUPLICATE;
+		return SEQ_DUPLICATE;
 	/* After 0xffffffff, 1 is simply the next number. */
 	if (seq == 1 && ahead != 1)
 		goto restart;
@@ -62,9 +62,9 @@ enum gtl_seq_event gtl_seq_step(struct gtl_seq *s, uint32_t seq, bool same_sende
 	pos = s->head - behind;
 	word = seen_word(s, pos, &bit);
 	if (*word & bit)
-		return GTL_SEQ_DUPLICATE;
+		return SEQ_DUPLICATE;
 	*word |= bit;
-	return pos < s->base ? GTL_SEQ_LATE : GTL_SEQ_FILLED;
+	return pos < s->base ? SEQ_LATE : SEQ_FILLED;
 
 advance:
 	/* Forget the positions that the new head pushes out of the bitmap. */
@@ -81,9 +81,9 @@ advance:
 	word = seen_word(s, s->head, &bit);
 	*word |= bit;
 	*lost = ahead - 1;
-	return GTL_SEQ_NEXT;
+	return SEQ_NEXT;
 
 restart:
 	seq_start(s, seq);
-	return GTL_SEQ_RESTART;
+	return SEQ_RESTART;
 }

@@ -75,7 +75,7 @@ static void in_order(void)
 	is_int(s.counts.received, 100, "in order 1..100: 100 received");
 	is_int(s.counts.lost + s.counts.reordered + s.counts.duplicates + s.counts.restarts, 0,
 	       "in order 1..100: nothing lost, reordered, duplicated or restarted");
-	is_int(s.last_seq, 100, "in order 1..100: last_seq 100");
+	is_int(s.seq.last, 100, "in order 1..100: last_seq 100");
 }
 
 static void gaps_reorders_duplicates(void)
@@ -84,24 +84,24 @@ static void gaps_reorders_duplicates(void)
 
 	s = RUN(1, 2, 5);
 	is_int(s.counts.lost, 2, "gap 1,2,5: 2 lost");
-	is_int(s.last_seq, 5, "gap 1,2,5: last_seq 5");
+	is_int(s.seq.last, 5, "gap 1,2,5: last_seq 5");
 
 	s = RUN(1, 3, 2);
 	is_int(s.counts.lost, 0, "reorder 1,3,2: the late 2 fills its gap, 0 lost");
 	is_int(s.counts.reordered, 1, "reorder 1,3,2: 1 reordered");
-	is_int(s.last_seq, 3, "reorder 1,3,2: last_seq stays 3");
+	is_int(s.seq.last, 3, "reorder 1,3,2: last_seq stays 3");
 
 	s = RUN(1, 2, 2, 3);
 	is_int(s.counts.duplicates, 1, "duplicate 1,2,2,3: 1 duplicate");
 	is_int(s.counts.lost + s.counts.reordered, 0, "duplicate 1,2,2,3: nothing lost or reordered");
 
-	s = RUN(1, 1100, 1100 - STREAMS_REORDER_WINDOW);
+	s = RUN(1, 1100, 1100 - SEQ_REORDER_WINDOW);
 	is_int(s.counts.reordered, 1, "a number exactly the reorder window back is reordered");
 	is_int(s.counts.lost, 1097, "and fills one of the 1098 lost");
 
-	s = RUN(1, 1100, 1100 - STREAMS_REORDER_WINDOW - 1);
+	s = RUN(1, 1100, 1100 - SEQ_REORDER_WINDOW - 1);
 	is_int(s.counts.restarts, 1, "one further back than the window is a restart");
-	is_int(s.last_seq, 1100 - STREAMS_REORDER_WINDOW - 1, "and the sequence follows it");
+	is_int(s.seq.last, 1100 - SEQ_REORDER_WINDOW - 1, "and the sequence follows it");
 }
 
 static void restarts(void)
@@ -115,7 +115,7 @@ static void restarts(void)
 	s = run(seq, COUNT(seq));
 	is_int(s.counts.restarts, 1, "restart 1..50,1: 1 restart");
 	is_int(s.counts.lost + s.counts.reordered, 0, "restart 1..50,1: nothing lost or reordered");
-	is_int(s.last_seq, 1, "restart 1..50,1: last_seq 1");
+	is_int(s.seq.last, 1, "restart 1..50,1: last_seq 1");
 
 	s = RUN(100, 101);
 	is_int(s.counts.lost + s.counts.restarts, 0, "a stream first heard at 100 is no loss");
@@ -128,7 +128,7 @@ static void wraps(void)
 	s = RUN(0xfffffffe, 0xffffffff, 1, 2);
 	is_int(s.counts.lost + s.counts.restarts + s.counts.reordered, 0,
 	       "wrap 0xfffffffe,0xffffffff,1,2 is in order: 0 lost, no restart");
-	is_int(s.last_seq, 2, "wrap: last_seq 2");
+	is_int(s.seq.last, 2, "wrap: last_seq 2");
 
 	s = RUN(0xffffffff, 2);
 	is_int(s.counts.lost, 1, "wrap with a gap 0xffffffff,2: 1 lost (0 is skipped)");
@@ -145,7 +145,7 @@ static void unsequenced(void)
 	s = RUN(0, 0, 0);
 	is_int(s.counts.received, 3, "seq 0: counted received");
 	is_int(s.counts.lost + s.counts.duplicates + s.counts.restarts, 0, "seq 0 never counts as loss");
-	is_int(s.last_seq, 0, "seq 0 leaves last_seq 0");
+	is_int(s.seq.last, 0, "seq 0 leaves last_seq 0");
 
 	s = RUN(5, 0, 6);
 	is_int(s.counts.lost + s.counts.restarts, 0, "seq 0 inside a sequence is ignored by it");
@@ -280,7 +280,7 @@ static void least_recently_seen_goes(void)
 	   "a, b, a, c with cap 2: b, the least recently seen, is evicted");
 	s = send_seq(st, &b, 2);
 	is_int(s->index, 4, "b coming back is a new stream with a new index");
-	is_int(s->last_seq, 2, "whose sequence starts afresh");
+	is_int(s->seq.last, 2, "whose sequence starts afresh");
 	is_int(streams_evicted(st), 2, "which evicted a");
 	streams_free(st);
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "access.h"
+#include "names.h"
 #include "output.h"
 #include "record.h"
 #include "streams.h"
@@ -30,14 +31,18 @@ struct collector {
 	struct streams *streams;
 	struct output *outputs[COLLECTOR_OUTPUTS_MAX];
 	size_t n_outputs;
-	struct output_counts counts;	/*!< what pcapng ISBs report */
-	uint64_t denied, rate_limited;	/*!< the two parts of counts.filtered */
+	struct output_shared shared;	/*!< what pcapng ISBs and NRBs report */
+	uint64_t denied, rate_limited;	/*!< the two parts of shared.filtered */
+	const struct names *names;	/*!< the caller's host names for senders, or NULL */
 	time_t now;			/*!< wall clock of the current loop turn */
 };
 
 /*! Prepare an empty collector with room for \a max_streams senders, recording what
  *  \a access allows (kept by pointer).  \returns 0 or -errno */
 int collector_init(struct collector *c, size_t max_streams, const struct access *access);
+
+/*! Use \a names (the caller's, or NULL) for the senders named in pcapng NRBs. */
+void collector_set_names(struct collector *c, const struct names *names);
 
 /*! Add an opened output; the collector closes it. */
 void collector_add_output(struct collector *c, struct output *o);

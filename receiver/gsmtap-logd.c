@@ -48,6 +48,7 @@ struct daemon {
 	size_t n_sockets;
 	struct rx_capture *capture;
 	struct ring_stats last_ring[COLLECTOR_OUTPUTS_MAX];	/*!< to report changes once */
+	struct names *names;		/*!< host names for pcapng NRBs, or NULL */
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -176,7 +177,7 @@ static void open_outputs(struct daemon *d)
 
 		if (!out_path(d, k))
 			continue;
-		o = output_open(kinds[k], k == OUT_STDOUT ? NULL : &ro, &d->col.counts, d->col.now);
+		o = output_open(kinds[k], k == OUT_STDOUT ? NULL : &ro, &d->col.shared, d->col.now);
 		if (!o && errno == EACCES && d->privs.drop)
 			fatal("cannot write %s as user %s: %s; make %s writable by %s "
 			      "(gsmtap-logd hands over only the directories it creates)",
@@ -229,7 +230,7 @@ static void refresh_kernel_drops(struct daemon *d)
 		rx_capture_stats(d->capture, &cs);
 		drops += cs.kernel_drops;
 	}
-	d->col.counts.kernel_drops = drops;
+	d->col.shared.kernel_drops = drops;
 }
 
 static void stream_line_cb(const struct stream *s, void *arg)
@@ -347,6 +348,30 @@ static int read_inputs(struct daemon *d, bool until_empty)
 	return total;
 }
 
+/* Names for the senders in each pcapng file's NRB, from the hosts file: read at
+ * start and on SIGHUP.  The default /etc/hosts may be missing; a file named
+ * with --hosts may not be at start, and a failed reread keeps the old names. */
+static void load_names(struct daemon *d, bool startup)
+{
+	const char *path = d->opt.hosts_file ? d->opt.hosts_file : "/etc/hosts";
+	struct names *n = names_load(path);
+
+	if (!n && d->opt.hosts_file && startup)
+		fatal("cannot read the hosts file %s: %s", path, strerror(errno));
+	if (!n) {
+		if (d->opt.hosts_file)
+			say("gsmtap-logd: cannot reread %s: %s; keeping the names read before",
+			    path, strerror(errno));
+		return;
+	}
+	if (names_ignored(n))
+		say("gsmtap-logd: %s: %zu lines ignored (bad, names over %d bytes, or past %d entries)",
+		    path, names_ignored(n), NAMES_NAME_MAX, NAMES_MAX);
+	collector_set_names(&d->col, n);
+	names_free(d->names);
+	d->names = n;
+}
+
 static void install_signals(sigset_t *wait_mask)
 {
 	struct sigaction sa = { .sa_handler = signal_cb };
@@ -408,6 +433,7 @@ static void run_live(struct daemon *d, const sigset_t *wait_mask)
 		report_output_changes(d);
 		if (got_hup) {
 			got_hup = 0;
+			load_names(d, false);
 			if (collector_reopen(&d->col))
 				say("gsmtap-logd: reopening the output files failed; retrying on the next write");
 		}
@@ -451,6 +477,7 @@ static void open_all(struct daemon *d)
 static void close_all(struct daemon *d)
 {
 	collector_close(&d->col);	/* pcapng ISBs carry the final counts */
+	names_free(d->names);
 	for (size_t i = 0; i < d->n_sockets; i++)
 		rx_socket_close(d->sockets[i]);
 	rx_capture_close(d->capture);
@@ -473,6 +500,7 @@ int main(int argc, char **argv)
 	if (collector_init(&d.col, d.opt.max_streams, &d.opt.access))
 		fatal("cannot allocate the stream table: %s", strerror(errno));
 	install_signals(&wait_mask);
+	load_names(&d, true);
 	open_all(&d);
 	announce(&d);
 	if (d.opt.read_file)

@@ -31,6 +31,8 @@ static const char usage_text[] =
 "  -b filesize:KB            rotate after KB kilobytes (1 kB = 1000 bytes)\n"
 "  -b duration:SECONDS       rotate after SECONDS\n"
 "  -b files:N                keep the newest N files of each output\n"
+"      --hosts FILE          name senders in pcapng files from this hosts(5) file\n"
+"                            (default /etc/hosts; never DNS), reread on SIGHUP\n"
 "\n"
 "Statistics:\n"
 "      --stats-interval S    print the summary every S seconds (also on SIGUSR1, at exit)\n"
@@ -55,7 +57,7 @@ static const char usage_text[] =
 "USR1 prints the summary.  See gsmtap-logd(8).\n";
 
 enum { OPT_TEXT = 256, OPT_STDOUT, OPT_STATS_INTERVAL, OPT_MAX_STREAMS, OPT_ALLOW, OPT_RATE_LIMIT,
-       OPT_UMASK };
+       OPT_UMASK, OPT_HOSTS };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
@@ -75,6 +77,7 @@ static const struct option long_options[] = {
 	{ "user", required_argument, NULL, 'u' },
 	{ "group", required_argument, NULL, 'g' },
 	{ "umask", required_argument, NULL, OPT_UMASK },
+	{ "hosts", required_argument, NULL, OPT_HOSTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -180,6 +183,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		case 'u': o->user = optarg; break;
 		case 'g': o->group = optarg; break;
 		case OPT_UMASK: o->umask = umask_option(optarg); break;
+		case OPT_HOSTS: o->hosts_file = optarg; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("gsmtap-logd %s\n", GSMTAPLOG_VERSION); exit(0);
 		default: bad_usage("%s", "unknown option or missing argument");

@@ -34,6 +34,7 @@ struct options {
 	const char *group;		/*!< -g GROUP: and this group (default: USER's) */
 	mode_t umask;			/*!< --umask; default 027: files 0640, directories 0750 */
 	struct access access;		/*!< --allow and --rate-limit */
+	const char *hosts_file;		/*!< --hosts FILE: names for pcapng NRBs; NULL = /etc/hosts */
 };
 
 /*! Fill \a o from the command line.  --help and --version print and exit 0; a bad

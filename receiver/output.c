@@ -14,7 +14,7 @@
 
 struct output {
 	enum output_kind kind;
-	const struct output_counts *counts;
+	const struct output_shared *shared;
 	struct sink *sink;		/*!< file outputs */
 	uint64_t first_ns, last_ns;	/*!< packet times in the current pcapng file */
 	struct ring_stats tty;		/*!< stdout's own counts */
@@ -24,12 +24,27 @@ struct output {
 };
 
 #define STDOUT_BATCH	(64 * 1024)
+/* Senders named in one file's NRB: a bound on the trailer's size. */
+#define OUTPUT_NRB_MAX	256
 
 static uint64_t ns_of(const struct timespec *ts)
 {
 	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
 }
 
+
+/* Names of the senders, where the collector knows them; Wireshark shows them
+ * for the addresses when name resolution is on. */
+static size_t sender_names(struct output *o, uint8_t *buf, size_t room)
+{
+	struct pcapng_name names[OUTPUT_NRB_MAX];
+	size_t n = o->shared->names_cb ? o->shared->names_cb(o->shared->names_ctx, names, OUTPUT_NRB_MAX) : 0;
+
+	return n ? pcapng_nrb(buf, room, names, n) : 0;
+}
+
+/* A file starts with the senders known so far, for readers that resolve names
+ * as they go (one-pass tshark); its trailer names those that came later. */
 static size_t pcapng_header_cb(void *ctx, uint8_t *buf, size_t room)
 {
 	struct output *o = ctx;
@@ -37,17 +52,19 @@ static size_t pcapng_header_cb(void *ctx, uint8_t *buf, size_t room)
 	size_t idb = shb ? pcapng_idb(buf + shb, room - shb, "gsmtap", "GSMTAP datagrams received by gsmtap-logd") : 0;
 
 	o->first_ns = o->last_ns = 0;
-	return idb ? shb + idb : 0;
+	return idb ? shb + idb + sender_names(o, buf + shb + idb, room - shb - idb) : 0;
 }
 
-/* Every file ends with the collector's counts so far, so that Wireshark's
- * capture file properties show what was received and dropped. */
+/* Every file ends with the names of its senders and the collector's counts so
+ * far, so that Wireshark's capture file properties show what was received and
+ * dropped. */
 static size_t pcapng_trailer_cb(void *ctx, uint8_t *buf, size_t room)
 {
 	struct output *o = ctx;
 	struct timespec now;
 	struct ring_stats rs = { 0 };
 	struct pcapng_if_stats st;
+	size_t nrb = sender_names(o, buf, room), isb;
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (o->sink)
@@ -56,16 +73,17 @@ static size_t pcapng_trailer_cb(void *ctx, uint8_t *buf, size_t room)
 		.ts_ns = ns_of(&now),
 		.first_ns = o->first_ns,
 		.last_ns = o->last_ns,
-		.ifrecv = o->counts->received,
-		.ifdrop = o->counts->filtered + rs.lost,
-		.osdrop = o->counts->kernel_drops,
+		.ifrecv = o->shared->received,
+		.ifdrop = o->shared->filtered + rs.lost,
+		.osdrop = o->shared->kernel_drops,
 		.usrdeliv = rs.written,
 	};
-	return pcapng_isb(buf, room, &st);
+	isb = pcapng_isb(buf + nrb, room - nrb, &st);
+	return isb ? nrb + isb : 0;
 }
 
 struct output *output_open(enum output_kind kind, const struct ring_opts *opts,
-			   const struct output_counts *counts, time_t now)
+			   const struct output_shared *shared, time_t now)
 {
 	struct output *o = calloc(1, sizeof(*o));
 	struct ring_format fmt = { .ctx = o };
@@ -74,7 +92,7 @@ struct output *output_open(enum output_kind kind, const struct ring_opts *opts,
 	if (!o)
 		return NULL;
 	o->kind = kind;
-	o->counts = counts;
+	o->shared = shared;
 	if (kind == OUTPUT_STDOUT) {
 		o->colour = isatty(STDOUT_FILENO);
 		o->buf = malloc(STDOUT_BATCH + TEXT_LINE_MAX);

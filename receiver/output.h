@@ -16,19 +16,25 @@ enum output_kind {
 	OUTPUT_STDOUT,	/*!< the same lines on standard output, coloured on a terminal */
 };
 
-/*! The collector's running counts, which pcapng writes into each file's ISB. */
-struct output_counts {
+struct pcapng_name;
+
+/*! What the collector shares with its outputs: running counts, which pcapng
+ *  writes into each file's ISB, and the senders' names for its NRB. */
+struct output_shared {
 	uint64_t received;	/*!< datagrams read */
 	uint64_t kernel_drops;	/*!< dropped by the kernel before we could read them */
 	uint64_t filtered;	/*!< dropped by --allow or --rate-limit */
+	/*! Fill at most \a max names of senders seen; NULL when none are known. */
+	size_t (*names_cb)(void *ctx, struct pcapng_name *out, size_t max);
+	void *names_ctx;
 };
 
 struct output;
 
-/*! Open an output.  \a opts is NULL for OUTPUT_STDOUT.  \a counts stays the caller's
+/*! Open an output.  \a opts is NULL for OUTPUT_STDOUT.  \a shared stays the caller's
  *  and is read when a pcapng file is closed.  \returns NULL with errno */
 struct output *output_open(enum output_kind kind, const struct ring_opts *opts,
-			   const struct output_counts *counts, time_t now);
+			   const struct output_shared *shared, time_t now);
 
 /*! Add one datagram; \a verdict and \a log come from wire_decode(). */
 void output_add(struct output *o, const struct rx_record *r, enum wire_verdict verdict,

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# test_logd_names.sh: each pcapng file names its senders in an NRB from the hosts file (never DNS),
+# which Wireshark shows as host names; the file is reread on SIGHUP.
+. "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/receiver/logd.sh"
+need tshark python3
+
+cat >"$T/hosts" <<'HOSTS'
+# test hosts: two of the three blaster hosts have names
+127.0.1.1	bts-1.example bts-1
+127.0.1.2	trx-2.example
+10.9.9.9	not-a-sender.example
+bogus-line-without-address
+HOSTS
+PORT=$(free_udp_port)
+start_logd -l "127.0.0.1:$PORT" -w "$T/a.pcapng" --hosts "$T/hosts"
+grep -q "1 lines ignored" "$T/logd.err"
+ok $? "the bad hosts line is reported as ignored: $(grep ignored "$T/logd.err")"
+"$BLAST" -p "$PORT" -H 3 -n 2 >/dev/null
+
+# logrotate-style: the first file closes (with its NRB), the hosts file changes, SIGHUP rereads it.
+sleep 0.3
+mv "$T/a.pcapng" "$T/a1.pcapng"
+sed -i 's/trx-2.example/trx-2-renamed.example/' "$T/hosts"
+kill -HUP "$LOGD_PID"
+sleep 0.3
+"$BLAST" -p "$PORT" -H 3 -n 2 >/dev/null
+sleep 0.3
+stop_logd
+is "$LOGD_STATUS" 0 "exit 0"
+
+names() {	# names FILE [-2]: "address name" for each source, as Wireshark resolves it
+	tshark -r "$1" $2 -N n -o nameres.use_external_name_resolver:FALSE -d "udp.port==$PORT,gsmtap" \
+		-T fields -e ip.src -e ip.src_host | sort -u | tr '\t' ' '
+}
+# The first file's senders arrived after it opened: its trailer names them (two
+# passes).  SIGHUP rereads the names before it closes the file, so they are the new ones.
+is "$(names "$T/a1.pcapng" -2)" "127.0.1.1 bts-1.example
+127.0.1.2 trx-2-renamed.example
+127.0.1.3 127.0.1.3" "first file: named senders resolve from its NRB, the unnamed one stays numeric"
+is "$(names "$T/a.pcapng")" "127.0.1.1 bts-1.example
+127.0.1.2 trx-2-renamed.example
+127.0.1.3 127.0.1.3" "after SIGHUP the reread hosts file names the senders at the start of the new file (one pass)"
+is "$(names "$T/a1.pcapng")" "127.0.1.1 127.0.1.1
+127.0.1.2 127.0.1.2
+127.0.1.3 127.0.1.3" "first file in one pass: its senders came after its start, so only the trailer names them"
+tshark -r "$T/a1.pcapng" -X read_format:"MIME Files Format" -V 2>/dev/null | grep -c "not-a-sender" >"$T/extra"
+is "$(cat "$T/extra")" 0 "only senders are named, not every host in the file"
+
+"$LOGD" -l "127.0.0.1:$PORT" --text "$T/x.log" --hosts "$T/missing-hosts" 2>"$T/err.txt"
+is $? 1 "a --hosts file that cannot be read: exit 1"
+grep -q "missing-hosts" "$T/err.txt"
+ok $? "and the message names it: $(cat "$T/err.txt")"
+
+done_testing

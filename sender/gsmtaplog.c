@@ -24,8 +24,7 @@ struct gsmtaplog {
 	int fd;				/*!< connected, non-blocking UDP socket */
 	char ident[WIRE_IDENT_LEN];	/*!< process name, already cut to fit */
 	size_t ident_len;
-	atomic_uint_least32_t next_seq;	/*!< sequence of the next datagram, wraps past 0 */
-	atomic_uint_least64_t sent;
+	atomic_uint_least64_t lines;	/*!< lines taken so far: sent + dropped */
 	atomic_uint_least64_t dropped;
 	atomic_uint_least64_t truncated;
 	atomic_uint_least64_t refused;
@@ -62,15 +61,14 @@ static void count(atomic_uint_least64_t *counter)
 	atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
 }
 
-/* 0 is "no sequence" on the wire, so the counter skips it when it wraps. */
+/* The one atomic operation of a line that goes out: it numbers the line, and
+ * counts it, since sent = lines - dropped.  Numbers run 1..0xffffffff and wrap
+ * to 1, because 0 is "no sequence" on the wire. */
 static uint32_t take_seq(struct gsmtaplog *s)
 {
-	uint32_t seq;
+	uint64_t n = atomic_fetch_add_explicit(&s->lines, 1, memory_order_relaxed);
 
-	do
-		seq = atomic_fetch_add_explicit(&s->next_seq, 1, memory_order_relaxed);
-	while (seq == 0);
-	return seq;
+	return (uint32_t)(n % UINT32_MAX) + 1;
 }
 
 static struct wire_str cstr(const char *s)
@@ -107,7 +105,6 @@ static int transmit(struct gsmtaplog *s, const struct msghdr *msg)
 		atomic_store_explicit(&s->last_error, err, memory_order_relaxed);
 		return -err;
 	}
-	count(&s->sent);
 	return 0;
 }
 
@@ -165,6 +162,7 @@ int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 	n = vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (n < 0) {
+		take_seq(s);	/* the number is skipped: a collector sees the line as lost */
 		count(&s->dropped);
 		atomic_store_explicit(&s->last_error, EINVAL, memory_order_relaxed);
 		rc = -EINVAL;
@@ -241,16 +239,19 @@ struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char 
 		ident = program_invocation_short_name;
 	s->ident_len = strnlen(ident, WIRE_IDENT_LEN - 1);
 	memcpy(s->ident, ident, s->ident_len);
-	atomic_init(&s->next_seq, 1);
 	pthread_once(&atfork_once, register_atfork_cb);
 	return s;
 }
 
 void gsmtaplog_stats(const struct gsmtaplog *s, struct gsmtaplog_stats *out)
 {
+	/* A line enters lines before dropped, so reading dropped first keeps sent >= 0;
+	 * a line still in flight counts as sent until its send fails. */
+	uint64_t dropped = atomic_load_explicit(&s->dropped, memory_order_relaxed);
+
 	*out = (struct gsmtaplog_stats){
-		.sent = atomic_load_explicit(&s->sent, memory_order_relaxed),
-		.dropped = atomic_load_explicit(&s->dropped, memory_order_relaxed),
+		.sent = atomic_load_explicit(&s->lines, memory_order_relaxed) - dropped,
+		.dropped = dropped,
 		.truncated = atomic_load_explicit(&s->truncated, memory_order_relaxed),
 		.refused = atomic_load_explicit(&s->refused, memory_order_relaxed),
 		.last_error = atomic_load_explicit(&s->last_error, memory_order_relaxed),

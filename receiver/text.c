@@ -56,6 +56,22 @@ static size_t utf8_sequence(const uint8_t *in, size_t len)
 	return n;
 }
 
+/* Bytes that stand for themselves: printable ASCII but the backslash, and the
+ * space unless it would split a field. */
+static bool is_plain(uint8_t b, bool field)
+{
+	return (b > 0x20 && b < 0x7f && b != '\\') || (b == ' ' && !field);
+}
+
+static size_t plain_run(const uint8_t *in, size_t len, bool field)
+{
+	size_t n = 0;
+
+	while (n < len && is_plain(in[n], field))
+		n++;
+	return n;
+}
+
 size_t text_escape(char *out, size_t room, const uint8_t *in, size_t len, bool field)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -63,8 +79,8 @@ size_t text_escape(char *out, size_t room, const uint8_t *in, size_t len, bool f
 
 	for (size_t i = 0; i < len;) {
 		uint8_t b = in[i];
-		size_t n = b >= 0x80 ? utf8_sequence(in + i, len - i) : 0;
-		bool plain;
+		/* Whole runs are copied at once: most log text is plain ASCII. */
+		size_t n = b >= 0x80 ? utf8_sequence(in + i, len - i) : plain_run(in + i, len - i, field);
 
 		if (n) {
 			if (room - o < n)
@@ -76,16 +92,12 @@ size_t text_escape(char *out, size_t room, const uint8_t *in, size_t len, bool f
 		}
 		/* Ask only for the room this byte takes, so that a result that
 		 * fits exactly is not refused. */
-		plain = (b > 0x20 && b < 0x7f && b != '\\') || (b == ' ' && !field);
-		if (room - o < (plain ? 1 : b == '\\' ? 2 : 4))
+		if (room - o < (b == '\\' ? 2u : 4u))
 			return 0;
-		if (plain) {
-			out[o++] = b;
-		} else if (b == '\\') {
-			out[o++] = '\\';
+		out[o++] = '\\';
+		if (b == '\\') {
 			out[o++] = '\\';
 		} else {
-			out[o++] = '\\';
 			out[o++] = 'x';
 			out[o++] = hex[b >> 4];
 			out[o++] = hex[b & 15];

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Usage: test_dissector_reference.sh gsmtaplog.so make-fixture
-# shared/captures/README.md describes the capture: one sender (127.0.0.1:42104),
+# tests/fixtures/README.md describes the capture: one sender (127.0.0.1:42104),
 # two thread ids, sequence 0 everywhere, one line truncated at 4096 (frame 207).
 set -u
 . "$(dirname "$0")/lib.sh"

@@ -6,7 +6,7 @@
 #include "tap.h"
 #include "wire.h"
 
-/* What shared/captures/README.md says the capture holds. */
+/* What tests/fixtures/README.md says the capture holds. */
 struct tally {
 	int datagrams, bad_verdict, bad_ident, bad_file, seq_nonzero, nul_inside;
 	int worker, main_thread, other_pid;

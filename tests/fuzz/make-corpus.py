@@ -17,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, 'corpus')
 REFERENCE = sys.argv[1] if len(sys.argv) > 1 else \
-    os.path.join(HERE, '..', '..', '..', 'shared', 'captures', 'libosmocore-1.7-gsmtap-log.pcapng')
+    os.path.join(HERE, '..', 'fixtures', 'libosmocore-1.7-gsmtap-log.pcapng')
 T0 = 1795991302    # 2026-11-29T22:28:22Z, the reference capture's day
 
 

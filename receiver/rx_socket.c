@@ -109,6 +109,25 @@ static void prepare_batch(struct rx_socket *s)
 	}
 }
 
+static bool is_wildcard(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_ANY);
+	return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+}
+
+/* A socket bound to one address knows where every datagram went; only a
+ * wildcard needs the kernel to say, at the cost of a control message each.
+ * An IPv6 wildcard takes IP_PKTINFO too, for the IPv4 datagrams it accepts. */
+static int ask_destination(int fd, const struct sockaddr *addr)
+{
+	if (!is_wildcard(addr))
+		return 0;
+	if (addr->sa_family == AF_INET6 && set_int(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1))
+		return -1;
+	return set_int(fd, IPPROTO_IP, IP_PKTINFO, 1);
+}
+
 struct rx_socket *rx_socket_open(const struct sockaddr *addr, socklen_t len, int rcvbuf)
 {
 	struct rx_socket *s = calloc(1, sizeof(*s));
@@ -119,12 +138,9 @@ struct rx_socket *rx_socket_open(const struct sockaddr *addr, socklen_t len, int
 	s->fd = socket(addr->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd < 0)
 		goto fail;
-	if (addr->sa_family == AF_INET6 &&
-	    (set_int(s->fd, IPPROTO_IPV6, IPV6_V6ONLY, 0) ||
-	     set_int(s->fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, 1)))
+	if (addr->sa_family == AF_INET6 && set_int(s->fd, IPPROTO_IPV6, IPV6_V6ONLY, 0))
 		goto fail;
-	/* An IPv6 socket takes IP_PKTINFO too, for the IPv4 datagrams it accepts. */
-	if (set_int(s->fd, IPPROTO_IP, IP_PKTINFO, 1) ||
+	if (ask_destination(s->fd, addr) ||
 	    set_int(s->fd, SOL_SOCKET, SO_TIMESTAMPNS, 1) ||
 	    set_int(s->fd, SOL_SOCKET, SO_RXQ_OVFL, 1))
 		goto fail;

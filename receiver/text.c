@@ -67,11 +67,39 @@ static const uint8_t plain[256] = {
 	[']' ... '~'] = PLAIN_TEXT | PLAIN_FIELD,
 };
 
+#define ONES	0x0101010101010101ull
+#define HIGHS	0x8080808080808080ull
+
+/* Whether any of the 8 bytes in v is below n (n <= 128), or equals c. */
+static bool any_below(uint64_t v, uint8_t n)
+{
+	return (v - ONES * n) & ~v & HIGHS;
+}
+
+static bool any_equal(uint64_t v, uint8_t c)
+{
+	return any_below(v ^ (ONES * c), 1);
+}
+
+/* Whether all 8 bytes at p are plain: above the controls (and the space in a
+ * field), not DEL, not the backslash, no high bit. */
+static bool plain_word(const uint8_t *p, bool field)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return !(v & HIGHS) && !any_below(v, field ? 0x21 : 0x20) &&
+	       !any_equal(v, 0x7f) && !any_equal(v, '\\');
+}
+
 static size_t plain_run(const uint8_t *in, size_t len, bool field)
 {
 	uint8_t mask = field ? PLAIN_FIELD : PLAIN_TEXT;
 	size_t n = 0;
 
+	/* Eight bytes at a time while they are all plain, then byte by byte. */
+	while (n + 8 <= len && plain_word(in + n, field))
+		n += 8;
 	while (n < len && (plain[in[n]] & mask))
 		n++;
 	return n;

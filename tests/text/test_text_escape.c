@@ -53,6 +53,17 @@ static void printable_ascii_is_kept(void)
 	ESC("a\\b", false, "a\\\\b", "a backslash is doubled");
 }
 
+/* What a lone byte must become (message mode, field mode escapes space too). */
+static void expected_escape(int b, bool field, char want[5])
+{
+	if (b == '\\')
+		strcpy(want, "\\\\");
+	else if ((b > 0x20 || (b == 0x20 && !field)) && b < 0x7f)
+		snprintf(want, 5, "%c", b);
+	else
+		snprintf(want, 5, "\\x%02x", (unsigned int)(uint8_t)b);
+}
+
 static void every_byte_alone(void)
 {
 	int wrong = 0, control = 0;
@@ -62,12 +73,7 @@ static void every_byte_alone(void)
 		char want[5];
 		size_t n = text_escape(out, sizeof(out), &in, 1, false);
 
-		if (b == '\\')
-			strcpy(want, "\\\\");
-		else if (b >= 0x20 && b < 0x7f)
-			snprintf(want, sizeof(want), "%c", b);
-		else
-			snprintf(want, sizeof(want), "\\x%02x", b);
+		expected_escape(b, false, want);
 		if (n != strlen(want) || memcmp(out, want, n)) {
 			printf("#   byte 0x%02x gave '%.*s'\n", b, (int)n, out);
 			wrong++;
@@ -76,6 +82,33 @@ static void every_byte_alone(void)
 	}
 	is_int(wrong, 0, "each of the 256 byte values alone is kept or escaped as \\xNN");
 	is_int(control, 0, "no single byte ever yields a control byte");
+}
+
+/* The scan takes plain text eight bytes at a time: every byte value, at every
+ * position of a 24-byte run of plain letters, in both modes, must still come
+ * out exactly as it does alone (a lone high byte is invalid UTF-8: escaped). */
+static void every_byte_inside_plain_runs(void)
+{
+	int wrong = 0;
+
+	for (int field = 0; field < 2; field++) {
+		for (int b = 0; b < 256; b++) {
+			for (int pos = 0; pos < 24; pos++) {
+				uint8_t in[24];
+				char want[64], one[5];
+				size_t n;
+
+				memset(in, 'a', sizeof(in));
+				in[pos] = b;
+				expected_escape(b, field, one);
+				snprintf(want, sizeof(want), "%.*s%s%.*s", pos,
+					 "aaaaaaaaaaaaaaaaaaaaaaaa", one, 23 - pos, "aaaaaaaaaaaaaaaaaaaaaaaa");
+				n = text_escape(out, sizeof(out), in, sizeof(in), field);
+				wrong += n != strlen(want) || memcmp(out, want, n);
+			}
+		}
+	}
+	is_int(wrong, 0, "each byte value at each of 24 positions in a plain run, both modes, is escaped as alone");
 }
 
 static void no_pair_yields_a_control_byte(void)
@@ -169,6 +202,7 @@ int main(void)
 {
 	printable_ascii_is_kept();
 	every_byte_alone();
+	every_byte_inside_plain_runs();
 	no_pair_yields_a_control_byte();
 	lines_and_terminals_are_safe();
 	valid_utf8_is_kept();

@@ -11,12 +11,10 @@
 #include "pcapng.h"
 
 /* Block types, option codes and record types of draft-ietf-opsawg-pcapng. */
-#define BT_SHB			0x0A0D0D0A
 #define BT_IDB			0x00000001
 #define BT_NRB			0x00000004
 #define BT_ISB			0x00000005
 #define BT_EPB			0x00000006
-#define BYTE_ORDER_MAGIC	0x1A2B3C4D
 
 #define OPT_ENDOFOPT		0
 #define OPT_SHB_OS		3
@@ -198,8 +196,8 @@ size_t pcapng_shb(uint8_t *buf, size_t room, const char *userappl)
 	if (total > room)
 		return 0;
 
-	p = block_head(p, BT_SHB, total);
-	p = put32(p, BYTE_ORDER_MAGIC);
+	p = block_head(p, PCAPNG_BLOCK_SHB, total);
+	p = put32(p, PCAPNG_BYTE_ORDER_MAGIC);
 	p = put16(p, 1);
 	p = put16(p, 0);
 	p = put64(p, UINT64_MAX);	/* section length unknown: we stream */

@@ -14,6 +14,8 @@
  * host order as pcapng allows (the SHB's byte-order magic says so).
  */
 
+#define PCAPNG_BLOCK_SHB	0x0A0D0D0Au	/* the same in either byte order */
+#define PCAPNG_BYTE_ORDER_MAGIC	0x1A2B3C4Du
 #define PCAPNG_LINKTYPE_RAW	101	/* packets start with an IPv4 or IPv6 header */
 #define PCAPNG_SNAPLEN		(40 + 8 + 65535)
 

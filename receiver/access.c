@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "record.h"
 
 #define NS_PER_S	1000000000ull
 
@@ -84,11 +85,7 @@ bool access_allowed(const struct access *a, const struct sockaddr *src)
 
 	if (!a->n_nets)
 		return true;
-	if (src->sa_family == AF_INET)
-		addr = (const uint8_t *)&((const struct sockaddr_in *)src)->sin_addr;
-	else if (src->sa_family == AF_INET6)
-		addr = ((const struct sockaddr_in6 *)src)->sin6_addr.s6_addr;
-	else
+	if (rx_addr_bytes(src, &addr) == AF_UNSPEC)
 		return false;
 	for (size_t i = 0; i < a->n_nets; i++)
 		if (a->nets[i].family == src->sa_family && net_holds(&a->nets[i], addr))
@@ -109,7 +106,7 @@ bool access_within_rate(const struct access *a, uint64_t *tat, const struct time
 
 	if (!a->rate)
 		return true;
-	t = (uint64_t)now->tv_sec * NS_PER_S + (uint64_t)now->tv_nsec;
+	t = rx_time_ns(now);
 	interval = NS_PER_S / a->rate;
 	burst = (uint64_t)(a->rate - 1) * interval;
 	if (*tat < t || *tat > t + burst + interval)

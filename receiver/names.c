@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "record.h"
 
 struct name_entry {
 	int family;
@@ -20,26 +21,6 @@ struct names {
 	size_t count, ignored;
 	struct name_entry entry[NAMES_MAX];
 };
-
-/* The address bytes of a sockaddr, with v4-mapped IPv6 seen as IPv4. */
-static int addr_bytes(const struct sockaddr *sa, const uint8_t **bytes)
-{
-	if (sa->sa_family == AF_INET) {
-		*bytes = (const uint8_t *)&((const struct sockaddr_in *)sa)->sin_addr;
-		return AF_INET;
-	}
-	if (sa->sa_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-
-		*bytes = a->s6_addr;
-		if (IN6_IS_ADDR_V4MAPPED(a)) {
-			*bytes += 12;
-			return AF_INET;
-		}
-		return AF_INET6;
-	}
-	return AF_UNSPEC;
-}
 
 static const struct name_entry *find(const struct names *n, int family, const uint8_t *bytes)
 {
@@ -105,15 +86,10 @@ struct names *names_load(const char *path)
 const char *names_lookup(const struct names *n, const struct sockaddr *addr)
 {
 	const uint8_t *bytes;
-	int family = addr_bytes(addr, &bytes);
+	int family = rx_addr_bytes(addr, &bytes);
 	const struct name_entry *e = family == AF_UNSPEC ? NULL : find(n, family, bytes);
 
 	return e ? e->name : NULL;
-}
-
-size_t names_count(const struct names *n)
-{
-	return n->count;
 }
 
 size_t names_ignored(const struct names *n)

@@ -15,11 +15,11 @@ struct names;
  *  the first line wins for an address).  \returns NULL with errno */
 struct names *names_load(const char *path);
 
-/*! The name of \a addr's address (the port is ignored), or NULL. */
+/*! The name of \a addr's address as records carry it (AF_INET or AF_INET6, never
+ *  v4-mapped; the port is ignored), or NULL. */
 const char *names_lookup(const struct names *n, const struct sockaddr *addr);
 
-/*! Entries read, and lines ignored because the table was full or the line was bad. */
-size_t names_count(const struct names *n);
+/*! Lines ignored because the table was full or the line was bad. */
 size_t names_ignored(const struct names *n);
 
 void names_free(struct names *n);

@@ -27,11 +27,6 @@ struct output {
 /* Senders named in one file's NRB: a bound on the trailer's size. */
 #define OUTPUT_NRB_MAX	256
 
-static uint64_t ns_of(const struct timespec *ts)
-{
-	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-}
-
 
 /* Names of the senders, where the collector knows them; Wireshark shows them
  * for the addresses when name resolution is on. */
@@ -70,7 +65,7 @@ static size_t pcapng_trailer_cb(void *ctx, uint8_t *buf, size_t room)
 	if (o->sink)
 		ring_stats(sink_ring(o->sink), &rs);
 	st = (struct pcapng_if_stats){
-		.ts_ns = ns_of(&now),
+		.ts_ns = rx_time_ns(&now),
 		.first_ns = o->first_ns,
 		.last_ns = o->last_ns,
 		.ifrecv = o->shared->received,
@@ -143,7 +138,7 @@ void output_add(struct output *o, const struct rx_record *r, enum wire_verdict v
 	size_t len;
 
 	if (o->kind == OUTPUT_PCAPNG) {
-		uint64_t ns = ns_of(&r->rx_time);
+		uint64_t ns = rx_time_ns(&r->rx_time);
 
 		len = pcapng_epb(sink_space(o->sink), PCAPNG_EPB_MAX, ns,
 				 (const struct sockaddr *)&r->src, (const struct sockaddr *)&r->dst,

@@ -19,5 +19,24 @@ struct rx_record {
 	size_t len;			/*!< bytes at data */
 };
 
+/*! A receive time in nanoseconds since the epoch, as pcapng and rate limits count it. */
+static inline uint64_t rx_time_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/*! The address bytes of a record's AF_INET or AF_INET6 sockaddr (4 or 16 of them).
+ *  \returns the family, or AF_UNSPEC for any other */
+static inline int rx_addr_bytes(const struct sockaddr *sa, const uint8_t **bytes)
+{
+	if (sa->sa_family == AF_INET)
+		*bytes = (const uint8_t *)&((const struct sockaddr_in *)sa)->sin_addr;
+	else if (sa->sa_family == AF_INET6)
+		*bytes = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+	else
+		return AF_UNSPEC;
+	return sa->sa_family;
+}
+
 /*! How an input hands over each datagram; the record is valid only during the call. */
 typedef void (*rx_deliver_cb)(void *ctx, const struct rx_record *r);

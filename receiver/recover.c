@@ -7,11 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pcapng.h"
 #include "recover.h"
 #include "text.h"
 
-#define SHB_TYPE	0x0a0d0d0au	/* the same in either byte order */
-#define BYTE_ORDER_MAGIC	0x1a2b3c4du
 #define READ_CHUNK	(256 * 1024)
 
 /* Sequential reads through one buffer: a file of small blocks costs a read per
@@ -57,12 +56,12 @@ static uint64_t walk_blocks(struct reader *rd, uint64_t size)
 
 		if (!read_at(rd, off, hdr, sizeof(hdr)))
 			break;
-		if (u32(hdr, false) == SHB_TYPE) {
+		if (u32(hdr, false) == PCAPNG_BLOCK_SHB) {
 			uint32_t bom = u32(hdr + 8, false);
 
-			if (bom != BYTE_ORDER_MAGIC && bom != bswap_32(BYTE_ORDER_MAGIC))
+			if (bom != PCAPNG_BYTE_ORDER_MAGIC && bom != bswap_32(PCAPNG_BYTE_ORDER_MAGIC))
 				return off ? off : size;
-			swap = bom != BYTE_ORDER_MAGIC;
+			swap = bom != PCAPNG_BYTE_ORDER_MAGIC;
 		} else if (!off) {
 			return size;	/* not pcapng */
 		}

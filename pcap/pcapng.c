@@ -135,24 +135,30 @@ static size_t block_tail(const uint8_t *buf, uint8_t *p, size_t total)
 }
 
 /*
- * Internet checksum (RFC 1071) of len bytes added to sum: the value to store in
- * the checksum field.  Summing host-order words gives the byte-swapped sum on a
- * little-endian host, and the result is stored back in host order, so nothing
- * is byte swapped; words passed in sum must be in network order for the same
- * reason.  Adding 33-bit values to a 64-bit sum cannot overflow.
+ * Internet checksum (RFC 1071), in two steps so that a datagram's parts can be
+ * summed where they are: csum_add() adds len bytes to a running sum, and
+ * csum_fold() makes the value to store in the checksum field.  Only the last
+ * part may have an odd length.  Summing host-order words gives the byte-swapped
+ * sum on a little-endian host, and the result is stored back in host order, so
+ * nothing is byte swapped; words passed in sum must be in network order for the
+ * same reason.  The running sum stays below 2^35, so adding parts cannot overflow.
  */
-static uint16_t csum(uint64_t sum, const void *data, size_t len)
+static uint64_t csum_add(uint64_t sum, const void *data, size_t len)
 {
 	const uint8_t *p = data;
-	uint64_t w64;
+	uint64_t w64, carries = 0;
 	uint32_t w32;
 	uint16_t w16 = 0;
 
-	/* Both halves of each 8 bytes are added off the dependency chain on sum. */
+	/* Whole 64-bit words, with the carries out of bit 63 counted apart: each
+	 * is worth 1, as 2^64 = 1 modulo 0xffff.  The compiler makes this an
+	 * add-with-carry chain, one add per 8 bytes. */
 	for (; len >= 8; p += 8, len -= 8) {
 		memcpy(&w64, p, 8);
-		sum += (w64 & 0xffffffff) + (w64 >> 32);
+		sum += w64;
+		carries += sum < w64;
 	}
+	sum = (sum & 0xffffffff) + (sum >> 32) + carries;
 	if (len >= 4) {
 		memcpy(&w32, p, 4);
 		sum += w32;
@@ -171,6 +177,11 @@ static uint16_t csum(uint64_t sum, const void *data, size_t len)
 		memcpy(&w16, p, 1);
 		sum += w16;
 	}
+	return sum;
+}
+
+static uint16_t csum_fold(uint64_t sum)
+{
 	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffff) + (sum >> 16);
@@ -277,25 +288,27 @@ static void put_ip(uint8_t *p, bool v6, const void *src, const void *dst,
 	memcpy(p, src, addr_len);
 	memcpy(p + addr_len, dst, addr_len);
 	if (!v6)
-		put16(ip + IPV4_OFF_CSUM, csum(0, ip, IPV4_HDR_LEN));
+		put16(ip + IPV4_OFF_CSUM, csum_fold(csum_add(0, ip, IPV4_HDR_LEN)));
 }
 
-/* The UDP header and payload, checksummed together with the addresses just in front of them. */
-static uint8_t *put_udp(uint8_t *udp, size_t addr_len, uint16_t sport, uint16_t dport,
-			const void *payload, size_t len)
+/* The UDP header and payload.  The checksum covers the pseudo-header (the
+ * addresses, the protocol and the UDP length), the header and the payload; each
+ * part is summed from where it already was, not from the bytes just stored:
+ * reading those back at once would stall on the stores. */
+static uint8_t *put_udp(uint8_t *udp, const void *src, const void *dst, size_t addr_len,
+			uint16_t sport, uint16_t dport, const void *payload, size_t len)
 {
 	uint16_t udp_len_be = htons((uint16_t)(UDP_HDR_LEN + len)), sum;
+	uint64_t part;
 	uint8_t *end;
 
 	put16(udp, sport);
 	put16(udp + 2, dport);
 	put16(udp + 4, udp_len_be);
-	put16(udp + 6, 0);
 	end = put_padded(udp + UDP_HDR_LEN, payload, len);
-	/* Both families end their header with source and destination address, so the
-	 * pseudo-header is those bytes plus two words: protocol and UDP length. */
-	sum = csum(htons(IPPROTO_UDP) + udp_len_be, udp - 2 * addr_len,
-		   2 * addr_len + UDP_HDR_LEN + len);
+	part = csum_add(htons(IPPROTO_UDP) + 2 * (uint64_t)udp_len_be + sport + dport, src, addr_len);
+	part = csum_add(part, dst, addr_len);
+	sum = csum_fold(csum_add(part, payload, len));
 	/* A computed 0 is sent as all ones: 0 means "no checksum" (RFC 768), which IPv6 forbids. */
 	put16(udp + 6, sum ? sum : 0xffff);
 	return end;
@@ -333,7 +346,7 @@ size_t pcapng_epb(uint8_t *buf, size_t room, uint64_t ts_ns,
 	p = put32(p, (uint32_t)pkt_len);
 	p = put32(p, (uint32_t)pkt_len);
 	put_ip(p, v6, src_addr, dst_addr, addr_len, UDP_HDR_LEN + len);
-	p = put_udp(p + ip_len, addr_len, sa_port(src), sa_port(dst), payload, len);
+	p = put_udp(p + ip_len, src_addr, dst_addr, addr_len, sa_port(src), sa_port(dst), payload, len);
 	return block_tail(buf, p, total);
 }
 

@@ -14,6 +14,11 @@
 
 /* Room for the largest UDP payload, so that nothing is ever cut short. */
 #define RX_DATAGRAM_MAX	65536
+/* Each datagram's buffer starts five cache lines further into the cache's sets
+ * than the last: at a power-of-two stride the heads of a whole batch would
+ * share a handful of sets and evict each other between the kernel's copy and
+ * our reading them.  Five is odd, so 64 slots fall in 64 different sets. */
+#define RX_SLOT		(RX_DATAGRAM_MAX + 5 * 64)
 #define RX_CONTROL_LEN	(CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(uint32_t)) + \
 			 CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(struct in_pktinfo)))
 
@@ -28,7 +33,7 @@ struct rx_socket {
 	struct iovec iovs[RX_BATCH];
 	struct sockaddr_storage srcs[RX_BATCH];
 	uint8_t control[RX_BATCH][RX_CONTROL_LEN];
-	uint8_t data[RX_BATCH][RX_DATAGRAM_MAX];
+	uint8_t data[RX_BATCH * RX_SLOT];	/*!< datagram i at i * RX_SLOT */
 };
 
 int rx_socket_parse(const char *spec, unsigned int default_port,
@@ -97,7 +102,7 @@ static int raise_rcvbuf(int fd, int want)
 static void prepare_batch(struct rx_socket *s)
 {
 	for (int i = 0; i < RX_BATCH; i++) {
-		s->iovs[i] = (struct iovec){ s->data[i], RX_DATAGRAM_MAX };
+		s->iovs[i] = (struct iovec){ s->data + i * RX_SLOT, RX_DATAGRAM_MAX };
 		s->msgs[i].msg_hdr = (struct msghdr){
 			.msg_name = &s->srcs[i],
 			.msg_namelen = sizeof(s->srcs[i]),
@@ -228,7 +233,7 @@ int rx_socket_read(struct rx_socket *s, rx_deliver_cb cb, void *ctx)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
 	for (int i = 0; i < n; i++) {
 		struct msghdr *mh = &s->msgs[i].msg_hdr;
-		struct rx_record r = { .data = s->data[i], .len = s->msgs[i].msg_len };
+		struct rx_record r = { .data = s->iovs[i].iov_base, .len = s->msgs[i].msg_len };
 
 		read_control(s, mh, &r);
 		if (!r.rx_time.tv_sec)

@@ -232,10 +232,14 @@ static struct slot *lookup(struct streams *st, const struct sockaddr *src)
 {
 	size_t size;
 	struct stream_key k = make_key(src, &size);
-	uint32_t *head = chain_of(st, &k);
+	uint32_t *head, i = st->list[BY_USE].tail;
 	struct slot *n;
-	uint32_t i;
 
+	/* Datagrams come in runs from one sender: the one used last needs no
+	 * hashing, and is at the recent end of the use list already. */
+	if (i != NIL && same_key(&st->slots[i].key, &k))
+		return &st->slots[i];
+	head = chain_of(st, &k);
 	for (i = *head; i != NIL; i = st->slots[i].chain) {
 		if (same_key(&st->slots[i].key, &k)) {
 			list_unlink(st, BY_USE, i);

@@ -294,6 +294,17 @@ static void checksums_for_every_length(void)
 	}
 	is_int(bad4, 0, "IPv4 and UDP checksums verify for payloads of 0..300 bytes");
 	is_int(bad6, 0, "UDP over IPv6 checksums verify for payloads of 0..300 bytes");
+	/* All ones: every 64-bit add carries out, which the sum must fold back. */
+	bad4 = bad6 = 0;
+	for (size_t n = 0; n <= sizeof(payload); n++) {
+		memset(payload, 0xff, n);
+		pcapng_epb(blk, sizeof(blk), TS, SA(s4), SA(d4), payload, n);
+		bad4 += udp_verify(blk + 28) != 0xffff;
+		pcapng_epb(blk, sizeof(blk), TS, SA(s6), SA(d6), payload, n);
+		bad6 += udp_verify(blk + 28) != 0xffff;
+	}
+	is_int(bad4, 0, "IPv4: UDP checksums verify for all-ones payloads of 0..300 bytes");
+	is_int(bad6, 0, "IPv6: UDP checksums verify for all-ones payloads of 0..300 bytes");
 }
 
 /* A sum of 0xffff would give checksum 0, which means "none": it must be sent as 0xffff. */

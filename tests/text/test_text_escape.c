@@ -84,31 +84,37 @@ static void every_byte_alone(void)
 	is_int(control, 0, "no single byte ever yields a control byte");
 }
 
-/* The scan takes plain text eight bytes at a time: every byte value, at every
- * position of a 24-byte run of plain letters, in both modes, must still come
- * out exactly as it does alone (a lone high byte is invalid UTF-8: escaped). */
+/* The scan takes plain text sixteen bytes at a time: every byte value, at every
+ * position of a 40-byte run of plain letters (two whole chunks and a tail), in
+ * both modes, must still come out exactly as it does alone (a lone high byte is
+ * invalid UTF-8: escaped). */
+#define RUN_LEN	40
+
 static void every_byte_inside_plain_runs(void)
 {
 	int wrong = 0;
+	char letters[RUN_LEN + 1];
 
+	memset(letters, 'a', RUN_LEN);
+	letters[RUN_LEN] = '\0';
 	for (int field = 0; field < 2; field++) {
 		for (int b = 0; b < 256; b++) {
-			for (int pos = 0; pos < 24; pos++) {
-				uint8_t in[24];
-				char want[64], one[5];
+			for (int pos = 0; pos < RUN_LEN; pos++) {
+				uint8_t in[RUN_LEN];
+				char want[RUN_LEN + 8], one[5];
 				size_t n;
 
 				memset(in, 'a', sizeof(in));
 				in[pos] = b;
 				expected_escape(b, field, one);
-				snprintf(want, sizeof(want), "%.*s%s%.*s", pos,
-					 "aaaaaaaaaaaaaaaaaaaaaaaa", one, 23 - pos, "aaaaaaaaaaaaaaaaaaaaaaaa");
+				snprintf(want, sizeof(want), "%.*s%s%.*s", pos, letters, one,
+					 RUN_LEN - 1 - pos, letters);
 				n = text_escape(out, sizeof(out), in, sizeof(in), field);
 				wrong += n != strlen(want) || memcmp(out, want, n);
 			}
 		}
 	}
-	is_int(wrong, 0, "each byte value at each of 24 positions in a plain run, both modes, is escaped as alone");
+	is_int(wrong, 0, "each byte value at each of %d positions in a plain run, both modes, is escaped as alone", RUN_LEN);
 }
 
 static void no_pair_yields_a_control_byte(void)

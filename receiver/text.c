@@ -199,13 +199,27 @@ static void put_str(struct cursor *c, const char *s)
 	put_mem(c, s, strlen(s));
 }
 
+/* Two digits per step: each timestamp has 15 fraction and 14 date digits, and
+ * the chain of divisions was the costliest part of a line's prefix. */
+static const char digit_pairs[] =
+	"00010203040506070809"
+	"10111213141516171819"
+	"20212223242526272829"
+	"30313233343536373839"
+	"40414243444546474849"
+	"50515253545556575859"
+	"60616263646566676869"
+	"70717273747576777879"
+	"80818283848586878889"
+	"90919293949596979899";
+
 /* Write \a v as exactly \a width decimal digits, zero-padded. */
 static void digits(char *p, uint64_t v, int width)
 {
-	while (width--) {
-		p[width] = '0' + v % 10;
-		v /= 10;
-	}
+	for (; width >= 2; width -= 2, v /= 100)
+		memcpy(p + width - 2, digit_pairs + 2 * (v % 100), 2);
+	if (width)
+		p[0] = '0' + v % 10;
 }
 
 static void put_fixed(struct cursor *c, uint64_t v, int width)

@@ -40,6 +40,9 @@
 #define EXIT_NOEXEC	126	/* CMD exists but cannot be run, as the shell */
 #define EXIT_NOTFOUND	127	/* CMD not found, as the shell */
 
+/* Long options without a short form. */
+enum { OPT_ID = 256 };
+
 struct options {
 	const char *host;
 	const char *port;
@@ -48,6 +51,7 @@ struct options {
 	const char *file;
 	unsigned int line;
 	int level;
+	uint32_t pid;		/*!< --id, or 0: our own, or CMD's in wrapper mode */
 	bool skip_empty;	/*!< -e: empty lines are not sent */
 };
 
@@ -96,6 +100,7 @@ static void usage(FILE *f)
 		"                        (default notice)\n"
 		"  -f, --file FILE[:LINE]  source file and line sent (default empty, 0)\n"
 		"  -e, --skip-empty      do not send empty lines\n"
+		"      --id PID          pid sent (default ours, or the command's)\n"
 		"  -h, --help            show this help and exit\n"
 		"  -V, --version         show the version and exit\n"
 		"\n"
@@ -152,6 +157,16 @@ static void parse_file(char *arg, struct options *o)
 	}
 }
 
+/* 0 is no pid: on the wire it would read as "not set". */
+static uint32_t parse_pid(const char *s)
+{
+	unsigned long n;
+
+	if (!parse_number(s, UINT32_MAX, &n) || n == 0)
+		usage_error("invalid pid '%s': use 1..%" PRIu32, s, UINT32_MAX);
+	return (uint32_t)n;
+}
+
 static const char *parse_port(const char *s)
 {
 	unsigned long n;
@@ -185,6 +200,7 @@ static int parse_args(int argc, char **argv, struct options *o, bool *wrap)
 		{ "level",	required_argument,	NULL, 'l' },
 		{ "file",	required_argument,	NULL, 'f' },
 		{ "skip-empty",	no_argument,		NULL, 'e' },
+		{ "id",		required_argument,	NULL, OPT_ID },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -206,6 +222,7 @@ static int parse_args(int argc, char **argv, struct options *o, bool *wrap)
 		case 'l': o->level = parse_level(optarg); break;
 		case 'f': parse_file(optarg, o); break;
 		case 'e': o->skip_empty = true; break;
+		case OPT_ID: o->pid = parse_pid(optarg); break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -487,6 +504,10 @@ static int run_command(struct out *out, char **argv)
 		err(EXIT_CANNOT_RUN, "fork");
 	if (pid == 0)
 		exec_command(argv, pipefd[1], &saved);
+	/* The lines are CMD's: the collector should see its pid, as journald
+	 * does for a command run under systemd-cat. */
+	if (out->s && !out->opt->pid)
+		gsmtaplog_set_pid(out->s, (uint32_t)pid);
 	close(pipefd[1]);
 	/* Non-blocking, so that reading what is left after CMD exits cannot hang. */
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
@@ -572,6 +593,8 @@ int main(int argc, char **argv)
 		opt.ident = wrap ? basename(argv[first]) : "gsmtap-log";
 	ensure_std_fds();
 	open_sender(&out);
+	if (out.s && opt.pid)
+		gsmtaplog_set_pid(out.s, opt.pid);
 	if (!out.s && !wrap)
 		errx(EXIT_USAGE, "%s", out.why);
 	if (!out.s)

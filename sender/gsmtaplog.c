@@ -30,6 +30,7 @@ struct gsmtaplog {
 	atomic_uint_least64_t refused;
 	atomic_int last_error;
 	atomic_bool previous_failed;	/*!< the last send failed: an ICMP report is about a drop */
+	atomic_uint_least32_t pid;	/*!< sent as the pid, or 0: the thread id */
 };
 
 /* The thread id goes in the pid field, as libosmocore >= 1.5 sends it.  It is
@@ -54,6 +55,13 @@ static uint32_t thread_id(void)
 	if (!cached_tid)
 		cached_tid = gettid();
 	return cached_tid;
+}
+
+static uint32_t sender_pid(struct gsmtaplog *s)
+{
+	uint32_t pid = atomic_load_explicit(&s->pid, memory_order_relaxed);
+
+	return pid ? pid : thread_id();
 }
 
 static void count(atomic_uint_least64_t *counter)
@@ -124,7 +132,7 @@ static int send_line(struct gsmtaplog *s, int level, const char *subsys, const c
 		.seq = take_seq(s),
 		.sec = (uint32_t)now.tv_sec,
 		.usec = (uint32_t)(now.tv_nsec / 1000),
-		.pid = thread_id(),
+		.pid = sender_pid(s),
 		.line = line,
 		.level = (uint8_t)level,
 		.ident = { s->ident, s->ident_len },
@@ -268,6 +276,11 @@ void gsmtaplog_collect_errors(struct gsmtaplog *s)
 	    !atomic_load_explicit(&s->previous_failed, memory_order_relaxed))
 		count(&s->refused);
 	errno = saved_errno;
+}
+
+void gsmtaplog_set_pid(struct gsmtaplog *s, uint32_t pid)
+{
+	atomic_store_explicit(&s->pid, pid, memory_order_relaxed);
 }
 
 int gsmtaplog_fd(const struct gsmtaplog *s)

@@ -65,6 +65,14 @@ received() {
 	grep -v end-of-test "$SINK_OUT" | cut -f1,2,4-
 }
 
+# received_pids: the pid and text of each datagram the sink got; stops the sink.
+received_pids() {
+	"$LOG" -H "$SINK_HOST" -P "$PORT" -t end-of-test end
+	wait_for "$SINK_OUT" end-of-test
+	stop_sink
+	grep -v end-of-test "$SINK_OUT" | cut -f3,9
+}
+
 # tsv FIELD...: the fields joined by tabs, to spell out an expected sink line.
 tsv() {
 	local IFS=$'\t'

@@ -15,6 +15,15 @@ open_sink
 is "$(received)" "$(tsv ok 1 5 gsmtap-log '' '' 0 hi)" \
 	"defaults: ident gsmtap-log, level notice (5), empty subsys and file, line 0"
 
+# The pid field: our own process by default (like logger -i), else --id's.
+open_sink
+"$LOG" -P "$PORT" mine &
+own_pid=$!
+wait "$own_pid"
+"$LOG" -P "$PORT" --id=4294967295 theirs
+is "$(received_pids)" "$(tsv "$own_pid" mine)
+$(tsv 4294967295 theirs)" "pid: gsmtap-log's own ($own_pid) by default, --id=PID's with it"
+
 open_sink
 for level in debug INFO Notice error fatal 0 255; do
 	"$LOG" -P "$PORT" -l "$level" "$level"

@@ -33,6 +33,9 @@ bad "invalid level '-1': use debug, info, notice, error, fatal or 0..255" -l -1
 bad "invalid port '0': use 1..65535" -P 0
 bad "invalid port '65536': use 1..65535" -P 65536
 bad "invalid port 'gsmtap': use 1..65535" --port=gsmtap
+bad "invalid pid '0': use 1..4294967295" --id 0
+bad "invalid pid '4294967296': use 1..4294967295" --id=4294967296
+bad "invalid pid 'self': use 1..4294967295" --id self
 run "$LOG" -P "$PORT" -t
 is "$rc/$err" "2/gsmtap-log: option '-t' needs an argument
 Try 'gsmtap-log --help' for more information." "a missing argument: exit 2"

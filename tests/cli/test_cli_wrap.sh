@@ -12,6 +12,18 @@ is "$(received)" "$(tsv ok 1 5 sh '' '' 0 err1)
 $(tsv ok 2 5 sh '' '' 0 err2)" \
 	"each stderr line is one datagram, ident CMD's name, level notice"
 
+# The lines are CMD's, so they carry CMD's pid, which CMD itself reports.
+open_sink
+run "$LOG" -P "$PORT" -- sh -c 'echo "$$" >&2; echo second >&2'
+cmd_pid=$err
+cmd_pid=${cmd_pid%%$'\n'*}
+is "$(received_pids)" "$(tsv "$cmd_pid" "$cmd_pid")
+$(tsv "$cmd_pid" second)" "CMD's lines carry CMD's pid ($cmd_pid), not gsmtap-log's"
+
+open_sink
+"$LOG" -P "$PORT" --id 4242 -- sh -c 'echo "$$" >&2' 2>/dev/null
+is "$(received_pids | cut -f1)" 4242 "--id overrides CMD's pid"
+
 open_sink
 "$LOG" -P "$PORT" -t osmo-bsc -s DLGLOBAL -l error -- sh -c 'echo boom >&2' 2>/dev/null
 is "$(received)" "$(tsv ok 1 7 osmo-bsc DLGLOBAL '' 0 boom)" "-t, -s and -l apply to CMD's lines"

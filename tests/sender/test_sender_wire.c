@@ -279,6 +279,26 @@ static void forked_child_sends_its_own_tid(void)
 	pair_close(&p);
 }
 
+/* A program that logs for another process sends that process's pid. */
+static void pid_can_be_set(void)
+{
+	struct pair p = pair_open("pid", 0);
+	struct peer_dgram d;
+
+	gsmtaplog_set_pid(p.s, 4242);
+	gsmtaplog_send(p.s, GSMTAPLOG_INFO, "PID", "p.c", 1, "for 4242", 8);
+	if (recv_ok(&p, &d, "a line after set_pid(4242)"))
+		is_int(d.log.pid, 4242, "it carries pid 4242, not the thread id");
+	gsmtaplog_printf(p.s, GSMTAPLOG_INFO, "PID", "p.c", 2, "%s", "printf too");
+	if (recv_ok(&p, &d, "a printf line"))
+		is_int(d.log.pid, 4242, "printf lines carry it too");
+	gsmtaplog_set_pid(p.s, 0);
+	gsmtaplog_send(p.s, GSMTAPLOG_INFO, "PID", "p.c", 3, "own", 3);
+	if (recv_ok(&p, &d, "a line after set_pid(0)"))
+		is_int(d.log.pid, gettid(), "set_pid(0) goes back to the thread id");
+	pair_close(&p);
+}
+
 static void open_fails_with_errno(const char *host, const char *port, int want, const char *what)
 {
 	struct gsmtaplog *s;
@@ -312,6 +332,7 @@ int main(void)
 	threads_share_one_sequence();
 	signal_handler_may_send();
 	forked_child_sends_its_own_tid();
+	pid_can_be_set();
 	open_reports_errors();
 	return done_testing();
 }

@@ -84,6 +84,12 @@ void gsmtaplog_stats(const struct gsmtaplog *s, struct gsmtaplog_stats *out);
  *  statistics of a short-lived sender.  Thread-safe; one getsockopt(). */
 void gsmtaplog_collect_errors(struct gsmtaplog *s);
 
+/*! Send \a pid in every line's pid field instead of the sending thread's id
+ *  (which is what libosmocore sends).  For a program that logs on behalf of
+ *  another process, as `gsmtap-log -- CMD` does for CMD; 0 goes back to the
+ *  thread id.  Thread-safe; lines already being sent may carry either. */
+void gsmtaplog_set_pid(struct gsmtaplog *s, uint32_t pid);
+
 /*! The socket, for callers that want to poll it or set options; owned by \a s. */
 int gsmtaplog_fd(const struct gsmtaplog *s);
 

@@ -242,9 +242,9 @@ static void stream_line_cb(const struct stream *s, void *arg)
 	(void)arg;
 	ident[n] = 0;
 	text_addr(addr, sizeof(addr), (const struct sockaddr *)&s->addr);
-	say("gsmtap-logd: stream %u src=%s ident=%s pid=%u received=%llu lost=%llu reordered=%llu "
+	say("gsmtap-logd: stream %llu src=%s ident=%s pid=%u received=%llu lost=%llu reordered=%llu "
 	    "duplicates=%llu restarts=%llu malformed=%llu rate_limited=%llu",
-	    s->index, addr, n ? ident : "-", s->pid,
+	    (unsigned long long)s->index, addr, n ? ident : "-", s->pid,
 	    (unsigned long long)s->counts.received, (unsigned long long)s->counts.lost,
 	    (unsigned long long)s->counts.reordered, (unsigned long long)s->counts.duplicates,
 	    (unsigned long long)s->counts.restarts, (unsigned long long)s->counts.malformed,

@@ -50,7 +50,7 @@ struct streams {
 	size_t cap, count;
 	struct list list[NLISTS];
 	uint64_t sip_key[2];		/* random, so that no one can aim at a chain */
-	unsigned int next_index;
+	uint64_t next_index;
 	uint64_t evicted;
 	struct stream_counts gone;	/* counts of evicted streams */
 };

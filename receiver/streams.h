@@ -25,7 +25,7 @@ struct stream_counts {
 /*! One sender, keyed by source address and port. */
 struct stream {
 	struct sockaddr_storage addr;	/*!< source address and port */
-	unsigned int index;		/*!< 1, 2, ... in order of first appearance; never reused */
+	uint64_t index;			/*!< 1, 2, ... in order of first appearance; never reused */
 	struct stream_counts counts;
 	struct seq_state seq;		/*!< sequence accounting; seq.last is the highest seen, 0 before the first */
 	char ident[WIRE_IDENT_LEN + 1];	/*!< last ident seen, for reports */

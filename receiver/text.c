@@ -254,13 +254,16 @@ static void put_escaped(struct cursor *c, struct wire_str s, bool field)
 	c->p += n;
 }
 
-/* A name is one space-separated field, so an empty one must still show. */
+/* A name is one space-separated field, so an empty one must still show: as
+ * "-".  A name that is "-" itself is escaped, so that the two stay apart. */
 static void put_name(struct cursor *c, struct wire_str s)
 {
-	if (s.len)
-		put_escaped(c, s, true);
-	else
+	if (!s.len)
 		put_char(c, '-');
+	else if (s.len == 1 && s.ptr[0] == '-')
+		put_str(c, "\\x2d");
+	else
+		put_escaped(c, s, true);
 }
 
 /* The date and time of one second, kept because gmtime_r() costs more than the

@@ -224,7 +224,7 @@ static void keys(void)
 }
 
 struct walk {
-	unsigned int index[16];
+	uint64_t index[16];
 	size_t n;
 	struct stream_counts sum;
 };

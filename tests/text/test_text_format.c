@@ -136,6 +136,14 @@ static void names_and_levels(void)
 
 	LINE(&r, &log, false, PREFIX "-[0] - DEBUG -:0" SENT "m\n",
 	     "empty ident, subsys and file print as -");
+	log.ident = S("-");
+	log.subsys = S("-");
+	log.file = S("-");
+	LINE(&r, &log, false, PREFIX "\\x2d[0] \\x2d DEBUG \\x2d:0" SENT "m\n",
+	     "ident, subsys and file that are \"-\" print as \\x2d, apart from empty ones");
+	log.ident = S("--");
+	LINE(&r, &log, false, PREFIX "--[0] \\x2d DEBUG \\x2d:0" SENT "m\n",
+	     "a longer name of dashes prints as it is");
 	log = typical();
 	log.ident = S("my app");
 	log.subsys = S("A\x1b" "B");

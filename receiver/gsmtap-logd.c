@@ -340,7 +340,7 @@ static void report_output_changes(struct daemon *d)
  * \a drained tells whether every input was emptied.  \returns datagrams read */
 static int read_inputs(struct daemon *d, int max_batches, bool *drained)
 {
-	int total = 0, n = 0, b;
+	int total = 0, n, b;
 
 	*drained = true;
 	for (size_t i = 0; i < d->n_sockets; i++) {

@@ -199,8 +199,8 @@ static void put_str(struct cursor *c, const char *s)
 	put_mem(c, s, strlen(s));
 }
 
-/* Two digits per step: each timestamp has 15 fraction and 14 date digits, and
- * the chain of divisions was the costliest part of a line's prefix. */
+/* Two digits per step: a line's two timestamps have 15 fraction digits, and
+ * their chain of divisions was the costliest part of the line's prefix. */
 static const char digit_pairs[] =
 	"00010203040506070809"
 	"10111213141516171819"

@@ -49,7 +49,14 @@ struct daemon {
 	struct rx_capture *capture;
 	struct ring_stats last_ring[COLLECTOR_OUTPUTS_MAX];	/*!< to report changes once */
 	struct names *names;		/*!< host names for pcapng NRBs, or NULL */
+	uint64_t drops_said;		/*!< kernel drops already reported as they happened */
+	time_t next_drops_note;		/*!< no new drop report before this */
 };
+
+/* Kernel drops are said as they happen, at most this often (seconds), with
+ * the count since the last report: a collector that falls behind under a
+ * flood must not flood its own log as well. */
+#define DROPS_NOTE_INTERVAL	10
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -231,6 +238,24 @@ static void refresh_kernel_drops(struct daemon *d)
 		drops += cs.kernel_drops;
 	}
 	d->col.shared.kernel_drops = drops;
+}
+
+/* Counted each loop turn (SO_MEMINFO: drops after the last datagram that
+ * arrived are only visible there), so that an ISB written at a rotation has
+ * them too, and said when they grow. */
+static void note_kernel_drops(struct daemon *d)
+{
+	uint64_t drops;
+
+	refresh_kernel_drops(d);
+	drops = d->col.shared.kernel_drops;
+	if (drops == d->drops_said || d->col.now < d->next_drops_note)
+		return;
+	say("gsmtap-logd: the kernel dropped %llu datagrams (%llu in all): the receive buffer was full, "
+	    "the collector did not keep up; a larger -B absorbs longer bursts",
+	    (unsigned long long)(drops - d->drops_said), (unsigned long long)drops);
+	d->drops_said = drops;
+	d->next_drops_note = d->col.now + DROPS_NOTE_INTERVAL;
 }
 
 static void stream_line_cb(const struct stream *s, void *arg)
@@ -454,6 +479,7 @@ static void run_live(struct daemon *d, const sigset_t *wait_mask)
 		/* A timeout, so that time-based rotation and retries run while idle. */
 		epoll_pwait(ep, evs, OPTIONS_LISTEN_MAX + 1, 500, wait_mask);
 		n = read_inputs(d, TURN_BATCHES, &drained);
+		note_kernel_drops(d);
 		collector_flush(&d->col);
 		report_output_changes(d);
 		if (got_hup) {

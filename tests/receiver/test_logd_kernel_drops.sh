@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# test_logd_kernel_drops.sh: datagrams the kernel drops on a full receive buffer are counted exactly,
+# said once as they happen, and carried by the ISB of the next file closed.
+. "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/receiver/logd.sh"
+need tshark
+
+N=20000
+PORT=$(free_udp_port)
+start_logd -B 1 -l "127.0.0.1:$PORT" -w "$T/k.pcapng" --text "$T/k.log"
+
+# A collector that reads nothing: the kernel queues what its 1 MiB buffer (2 MiB
+# as the kernel counts, about 1600 datagrams) holds and drops the rest.
+kill -STOP "$LOGD_PID"
+"$BLAST" -p "$PORT" -H 1 -n "$N" -s 200 >"$T/blast.out" || bail "gsmtap-blast failed"
+kill -CONT "$LOGD_PID"
+wait_for "$T/logd.err" 'the kernel dropped'
+ok $? "the drops are said as they happen: $(grep 'the kernel dropped' "$T/logd.err")"
+
+# A reopen closes the file: its ISB must hold the drops already, before any
+# summary was asked for; so must the last one, at exit.
+kill -HUP "$LOGD_PID"
+summary_after_usr1 || bail "no summary after SIGHUP and SIGUSR1"
+received=$(summary received)
+drops=$(summary kernel_drops)
+ok "$([ "${drops:-0}" -gt 0 ] && [ "${received:-0}" -gt 0 ]; echo $?)" \
+	"part was queued ($received) and part dropped ($drops)"
+is "$((received + drops))" "$N" "received + kernel_drops = $N sent, exactly"
+is "$(summary written)" "$received" "every received datagram was written"
+is "$(sed -n 's/.*the kernel dropped \([0-9]*\) datagrams (\([0-9]*\) in all).*/\1 \2/p' "$T/logd.err")" \
+	"$drops $drops" "said once, with the exact count"
+stop_logd
+is "$LOGD_STATUS" 0 "exit 0"
+isb() {
+	tshark -r "$T/k.pcapng" -X read_format:"MIME Files Format" -T fields -E separator='|' \
+		-e "pcapng.options.option.data.interface.$1" 2>>"$T/tshark.err"
+}
+is "$(isb dropped_by_os)" "$drops,$drops" "both ISBs (reopen, exit): isb_osdrop = $drops"
+# All drops happened before the collector went on, so the reopen's ISB knows
+# them all; its received count depends on when the HUP came, the last one's not.
+is "$(isb received | sed 's/.*,//')" "$received" "the last ISB: isb_ifrecv = $received"
+
+done_testing

@@ -85,11 +85,6 @@ enum wire_verdict wire_decode(const uint8_t *buf, size_t len, struct wire_log *l
 	return WIRE_OK;
 }
 
-int wire_gsmtap_type(const uint8_t *buf, size_t len)
-{
-	return len > WIRE_OFF_TYPE ? buf[WIRE_OFF_TYPE] : -1;
-}
-
 const char *wire_verdict_name(enum wire_verdict v)
 {
 	static const char *const names[WIRE_VERDICT_COUNT] = {

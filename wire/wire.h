@@ -108,6 +108,3 @@ const char *wire_verdict_name(enum wire_verdict v);
 
 /*! libosmocore's name of a level ("DEBUG", ...), or NULL for a number it does not define. */
 const char *wire_level_name(unsigned int level);
-
-/*! The gsmtap_hdr.type of a datagram, or -1 when it is too short to have one. */
-int wire_gsmtap_type(const uint8_t *buf, size_t len);

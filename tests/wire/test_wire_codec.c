@@ -111,8 +111,6 @@ static void bad_headers(void)
 	dgram[2] = 0x01;	/* GSMTAP_TYPE_UM */
 	is_int(wire_decode(dgram, sizeof(dgram), &out), WIRE_NOT_LOG, "type 0x01 is not_log");
 	is_int(out.seq, 9, "not_log still reports frame_number");
-	is_int(wire_gsmtap_type(dgram, sizeof(dgram)), 1, "wire_gsmtap_type reads the type");
-	is_int(wire_gsmtap_type(dgram, 2), -1, "wire_gsmtap_type of 2 bytes is -1");
 }
 
 static void names(void)

@@ -181,9 +181,17 @@ static void unmap_v4(struct sockaddr_storage *ss)
 	memcpy(ss, &sin, sizeof(sin));
 }
 
+/* The kernel's 32-bit drop counter, read from a datagram's control message or
+ * from SO_MEMINFO.  A datagram carries the value from when it was queued, so
+ * one read after SO_MEMINFO may be older: only a step forward (less than half
+ * the counter's range, which also covers its wrap) counts. */
 static void note_overflow(struct rx_socket *s, uint32_t counter)
 {
-	s->drops += (uint32_t)(counter - s->ovfl_seen);
+	uint32_t step = counter - s->ovfl_seen;
+
+	if (step == 0 || step >= 1u << 31)
+		return;
+	s->drops += step;
 	s->ovfl_seen = counter;
 }
 

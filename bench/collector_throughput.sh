@@ -18,8 +18,11 @@
 #
 # Phase 1: $ROUNDS rounds of $N datagrams at the blaster's full rate, systems in
 # rotating order per round.  CPU figures are medians over these rounds.
-# Phase 2: a ladder of fixed rates ($RATES, $RATE_N datagrams each); a system
-# leaves the ladder at its first loss.  max_zero_loss_rate is the highest rate
+# Phase 0: unless WARMUP=0, one unmeasured run per system ($N/4 datagrams at
+# full rate), so that no system pays alone for a machine coming out of idle
+# (first-touch page faults: see doc/performance.md).
+# Phase 2: a ladder of fixed rates ($RATES, $RATE_N datagrams each, $RATE_ROUNDS
+# rounds per step, medians); a system leaves the ladder at its first loss.  max_zero_loss_rate is the highest rate
 # the blaster actually achieved (sent/seconds) in any run with no loss at all.
 #
 # CPU: cpu_s_per_M is whole-machine CPU from /proc/stat (all cores, user + nice
@@ -35,7 +38,8 @@
 # per-run lines is the background load seen just before the run, in cores.
 #
 # Environment (defaults in brackets):
-#   N [1000000]  RATE_N [N/2]  ROUNDS [3]  HOSTS [16]  TEXT [0: 1..512 bytes]
+#   N [1000000]  RATE_N [N/2]  ROUNDS [3]  RATE_ROUNDS [1]  WARMUP [1]
+#   HOSTS [16]  TEXT [0: 1..512 bytes]
 #   RATES ["50000 100000 150000 200000 250000"]  PORT [47291]
 #   FILESIZE_KB [100000]  FILES [5]  SYSTEMS ["sink dumpcap logd-pcapng logd-text logd-both"]
 #   QUIET_MAX [0.25 cores]  QUIET_WAIT [5 s]  BENCH_TMP [/var/tmp: on disk]
@@ -46,6 +50,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 N=${N:-1000000}
 RATE_N=${RATE_N:-$((N / 2))}
 ROUNDS=${ROUNDS:-3}
+RATE_ROUNDS=${RATE_ROUNDS:-1}
+WARMUP=${WARMUP:-1}
 HOSTS=${HOSTS:-16}
 TEXT=${TEXT:-0}
 RATES=${RATES-50000 100000 150000 200000 250000}
@@ -364,7 +370,7 @@ echo "  kernel: $(uname -r)"
 echo "  load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  gsmtap-logd: $("$LOGD" --version 2>&1 | head -1)"
 ((have_dumpcap)) && echo "  dumpcap: $(dumpcap -v 2>&1 | head -1)"
-echo "  traffic: N=$N RATE_N=$RATE_N hosts=$HOSTS text=${TEXT/#0/1..512} bytes, port $PORT, rounds=$ROUNDS, rates: ${RATES:-none}"
+echo "  traffic: N=$N RATE_N=$RATE_N hosts=$HOSTS text=${TEXT/#0/1..512} bytes, port $PORT, rounds=$ROUNDS, rates: ${RATES:-none} x $RATE_ROUNDS, warm-up: $WARMUP"
 echo "  rotation: -b filesize:$FILESIZE_KB -b files:$FILES into $work"
 
 systems=()
@@ -377,6 +383,13 @@ for s in $SYSTEMS; do
 done
 ns=${#systems[@]}
 
+if ((WARMUP)); then
+	echo "collector_throughput: warm-up: one unmeasured run per system, $((N / 4)) datagrams at full rate"
+	for s in "${systems[@]}"; do
+		run_one "$s" warm 0 0 $((N / 4))
+	done
+fi
+
 echo "collector_throughput: phase 1: $ROUNDS rounds of $N datagrams at full rate"
 for ((r = 0; r < ROUNDS; r++)); do
 	for ((i = 0; i < ns; i++)); do
@@ -385,17 +398,19 @@ for ((r = 0; r < ROUNDS; r++)); do
 done
 
 if [[ -n $RATES ]]; then
-	echo "collector_throughput: phase 2: fixed rates, $RATE_N datagrams each; a system leaves at its first loss"
+	echo "collector_throughput: phase 2: fixed rates, $RATE_N datagrams each, $RATE_ROUNDS rounds per rate; a system leaves at its first loss"
 	declare -A out_of_ladder=()
 	k=0
 	for rate in $RATES; do
-		for ((i = 0; i < ns; i++)); do
-			s=${systems[(i + k) % ns]}
-			[[ -n ${out_of_ladder[$s]:-} ]] && continue
-			run_one "$s" rate "$rate" "$k" "$RATE_N"
-			[[ $(tail -1 "$results" | cut -f15) == 1 ]] || out_of_ladder[$s]=1
+		for ((r = 0; r < RATE_ROUNDS; r++)); do
+			for ((i = 0; i < ns; i++)); do
+				s=${systems[(i + k) % ns]}
+				[[ -n ${out_of_ladder[$s]:-} ]] && continue
+				run_one "$s" rate "$rate" "$k" "$RATE_N"
+				[[ $(tail -1 "$results" | cut -f15) == 1 ]] || out_of_ladder[$s]=1
+			done
+			k=$((k + 1))
 		done
-		k=$((k + 1))
 	done
 fi
 
@@ -410,13 +425,17 @@ function median(list,   n, a, i, j, t) {
 }
 {
 	s = $1
+	if ($2 == "warm") next
 	if ($15 == 1 && $6 + 0 > maxok[s] + 0) maxok[s] = $6
 	if ($6 + 0 > maxblast + 0) maxblast = $6
 	if ($2 == "rate") {
 		k = $3
-		rcpu[s, k] = $5 ? $12 * 1e6 / $5 : 0
-		rown[s, k] = $5 ? $13 * 1e6 / $5 : 0
-		rok[s, k] = $15
+		rcpu[s, k] = rcpu[s, k] " " ($5 ? $12 * 1e6 / $5 : 0)
+		rown[s, k] = rown[s, k] " " ($5 ? $13 * 1e6 / $5 : 0)
+		# Zero loss at a rate means in every round of it.
+		all_ok = ((s, k) in rok) ? rok[s, k] : 1
+		rok[s, k] = all_ok && $15 == 1
+		rounds[s, k]++
 		rates[k] = 1
 	}
 	if ($2 != "full") next
@@ -461,18 +480,23 @@ END {
 		print "at_rate: no fixed rate at which every system lost nothing"
 		exit
 	}
+	# Medians over the rounds at that rate.
 	line = "at_rate " best ":"
-	for (i = 1; i <= n; i++)
-		line = line sprintf(" %s cpu_s_per_M=%.2f own_cpu_s_per_M=%.2f;", names[i], rcpu[names[i], best], rown[names[i], best])
+	for (i = 1; i <= n; i++) {
+		s = names[i]
+		if (!((s, best) in rok)) continue
+		mc[s] = median(rcpu[s, best]); mo[s] = median(rown[s, best])
+		line = line sprintf(" %s cpu_s_per_M=%.2f own_cpu_s_per_M=%.2f rounds=%d;", s, mc[s], mo[s], rounds[s, best])
+	}
 	print line
 	for (i = 1; i <= n; i++) {
 		s = names[i]
 		if (s !~ /^logd-/) continue
 		line = "ratios_at_rate " best " " s ":"
 		if (("dumpcap", best) in rok)
-			line = line sprintf(" vs_dumpcap=%.2f own_vs_dumpcap=%.2f", rcpu[s, best] / rcpu["dumpcap", best], rown[s, best] / rown["dumpcap", best])
+			line = line sprintf(" vs_dumpcap=%.2f own_vs_dumpcap=%.2f", mc[s] / mc["dumpcap"], mo[s] / mo["dumpcap"])
 		if (("sink", best) in rok)
-			line = line sprintf(" vs_sink=%.2f own_vs_sink=%.2f", rcpu[s, best] / rcpu["sink", best], rown[s, best] / rown["sink", best])
+			line = line sprintf(" vs_sink=%.2f own_vs_sink=%.2f", mc[s] / mc["sink"], mo[s] / mo["sink"])
 		print line
 	}
 }' "$results"

@@ -262,14 +262,14 @@ static void stream_line_cb(const struct stream *s, void *arg)
 {
 	char addr[INET6_ADDRSTRLEN + 16];
 	char ident[4 * WIRE_IDENT_LEN + 1];	/* remote data: escaped like the text output */
-	size_t n = text_escape(ident, sizeof(ident) - 1, (const uint8_t *)s->ident, strlen(s->ident), true);
+	size_t n = text_name(ident, sizeof(ident) - 1, (const uint8_t *)s->ident, strlen(s->ident));
 
 	(void)arg;
 	ident[n] = 0;
 	text_addr(addr, sizeof(addr), (const struct sockaddr *)&s->addr);
 	say("gsmtap-logd: stream %llu src=%s ident=%s pid=%u received=%llu lost=%llu reordered=%llu "
 	    "duplicates=%llu restarts=%llu malformed=%llu rate_limited=%llu",
-	    (unsigned long long)s->index, addr, n ? ident : "-", s->pid,
+	    (unsigned long long)s->index, addr, ident, s->pid,
 	    (unsigned long long)s->counts.received, (unsigned long long)s->counts.lost,
 	    (unsigned long long)s->counts.reordered, (unsigned long long)s->counts.duplicates,
 	    (unsigned long long)s->counts.restarts, (unsigned long long)s->counts.malformed,

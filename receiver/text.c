@@ -254,16 +254,27 @@ static void put_escaped(struct cursor *c, struct wire_str s, bool field)
 	c->p += n;
 }
 
-/* A name is one space-separated field, so an empty one must still show: as
- * "-".  A name that is "-" itself is escaped, so that the two stay apart. */
+size_t text_name(char *out, size_t room, const uint8_t *in, size_t len)
+{
+	const char *fixed = !len ? "-" : len == 1 && in[0] == '-' ? "\\x2d" : NULL;
+	size_t n;
+
+	if (!fixed)
+		return text_escape(out, room, in, len, true);
+	n = strlen(fixed);
+	if (room < n)
+		return 0;
+	memcpy(out, fixed, n);
+	return n;
+}
+
 static void put_name(struct cursor *c, struct wire_str s)
 {
-	if (!s.len)
-		put_char(c, '-');
-	else if (s.len == 1 && s.ptr[0] == '-')
-		put_str(c, "\\x2d");
-	else
-		put_escaped(c, s, true);
+	size_t n = text_name(c->p, c->end - c->p, (const uint8_t *)s.ptr, s.len);
+
+	if (!n)
+		c->full = true;
+	c->p += n;
 }
 
 /* The date and time of one second, kept because gmtime_r() costs more than the

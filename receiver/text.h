@@ -20,6 +20,11 @@
  *  \returns bytes written (no NUL), or 0 if \a room is too small for the whole result */
 size_t text_escape(char *out, size_t room, const uint8_t *in, size_t len, bool field);
 
+/*! A name (ident, subsystem, file) as one space-separated field: escaped as a
+ *  field, an empty one as "-", and a name that is "-" itself as "\x2d", so that
+ *  the two stay apart.  \returns bytes written (no NUL), or 0 if \a room is too small */
+size_t text_name(char *out, size_t room, const uint8_t *in, size_t len);
+
 /*! Write one line, ending in '\n', for a decoded log datagram:
  *    RXTIME SRC IDENT[PID] SUBSYS LEVEL FILE:LINE SENTTIME MESSAGE
  *  RXTIME and SENTTIME are UTC ISO 8601 (ns and µs); SRC is 1.2.3.4:port or [v6]:port;

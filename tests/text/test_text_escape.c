@@ -204,6 +204,25 @@ static void escaping_is_reversible(void)
 	is_int(wrong, 0, "2000 random byte strings unescape back to themselves");
 }
 
+/* Names: one field each, with "-" for an empty one kept apart from "-" itself. */
+static void names_are_one_field(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "", "-" }, { "-", "\\x2d" }, { "--", "--" }, { "a-b", "a-b" },
+		{ "my app", "my\\x20app" }, { "\\", "\\\\" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = text_name(out, sizeof(out), (const uint8_t *)cases[i].in, strlen(cases[i].in));
+
+		is_mem(out, n, cases[i].want, "name '%s' is written as '%s'", cases[i].in, cases[i].want);
+	}
+	is_int(text_name(out, 3, (const uint8_t *)"-", 1), 0, "'-' needs 4 bytes: 3 are refused");
+	is_int(text_name(out, 0, (const uint8_t *)"", 0), 0, "an empty name needs 1 byte: 0 are refused");
+}
+
 int main(void)
 {
 	printable_ascii_is_kept();
@@ -216,5 +235,6 @@ int main(void)
 	field_mode_escapes_space();
 	room_is_checked();
 	escaping_is_reversible();
+	names_are_one_field();
 	return done_testing();
 }

@@ -242,13 +242,14 @@ static void put_uint(struct cursor *c, uint64_t v)
 	put_mem(c, buf + sizeof(buf) - n, n);
 }
 
-static void put_escaped(struct cursor *c, struct wire_str s, bool field)
+/* The message: escaped as text, so a space stays a space; empty is nothing. */
+static void put_message(struct cursor *c, struct wire_str s)
 {
 	size_t n;
 
 	if (!s.len)
 		return;
-	n = text_escape(c->p, c->end - c->p, (const uint8_t *)s.ptr, s.len, field);
+	n = text_escape(c->p, c->end - c->p, (const uint8_t *)s.ptr, s.len, false);
 	if (!n)
 		c->full = true;
 	c->p += n;
@@ -424,7 +425,7 @@ size_t text_format(char *out, size_t room, const struct rx_record *r,
 	put_char(&c, ' ');
 	put_time(&c, &sent_cache, log->sec, log->usec, 1000000, 6);
 	put_char(&c, ' ');
-	put_escaped(&c, message_body(log->text), false);
+	put_message(&c, message_body(log->text));
 	if (colour)
 		put_str(&c, COLOUR_END);
 	put_char(&c, '\n');

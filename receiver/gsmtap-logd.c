@@ -214,9 +214,13 @@ static void announce(struct daemon *d)
 	char line[1024];
 	size_t n = 0;
 
+	if (d->opt.read_file) {
+		say("gsmtap-logd: reading %s, filter \"%s\"", rx_capture_name(d->capture), d->opt.filter);
+		return;
+	}
 	if (d->capture) {
-		say("gsmtap-logd: %s %s, filter \"%s\"", d->opt.read_file ? "reading" : "capturing on",
-		    rx_capture_name(d->capture), d->opt.filter);
+		say("gsmtap-logd: capturing on %s (capture buffer %d bytes), filter \"%s\"",
+		    rx_capture_name(d->capture), d->opt.rcvbuf, d->opt.filter);
 		return;
 	}
 	for (size_t i = 0; i < d->n_sockets && n < sizeof(line); i++)

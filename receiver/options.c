@@ -22,7 +22,8 @@ static const char usage_text[] =
 "  -i, --interface IFACE     capture GSMTAP crossing IFACE with libpcap instead\n"
 "  -r, --read FILE           convert a pcap/pcapng file, then exit\n"
 "  -f, --filter BPF          capture filter for -i and -r (default \"udp port 4729\")\n"
-"  -B, --buffer-size MIB     kernel receive buffer (default 32)\n"
+"  -B, --buffer-size MIB     kernel receive buffer per socket (default 128), or\n"
+"                            libpcap's capture ring for -i (default 32)\n"
 "\n"
 "Output (with neither -w nor --text, both go to ./" OPTIONS_DEFAULT_DIR "/):\n"
 "  -w, --pcapng PATH         write pcapng (all GSMTAP, malformed datagrams too)\n"
@@ -150,7 +151,6 @@ void options_parse(struct options *o, int argc, char **argv)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->rcvbuf = 32 << 20;
 	o->max_streams = 4096;
 	o->umask = 027;
 	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:qu:g:hV", long_options, NULL)) != -1) {
@@ -201,6 +201,10 @@ void options_parse(struct options *o, int argc, char **argv)
 		o->listen[o->n_listen++] = "[::]:4729";
 	if (!o->filter)
 		o->filter = RX_CAPTURE_FILTER;
+	/* A socket buffer is a limit, taken only while datagrams wait; libpcap
+	 * allocates the capture ring whole, up front. */
+	if (!o->rcvbuf)
+		o->rcvbuf = (o->interface ? OPTIONS_CAPTURE_BUFFER_MIB : OPTIONS_SOCKET_BUFFER_MIB) << 20;
 	if (!o->pcapng_path && !o->text_path) {
 		o->pcapng_path = OPTIONS_DEFAULT_DIR "/gsmtap.pcapng";
 		o->text_path = OPTIONS_DEFAULT_DIR "/gsmtap.log";

@@ -13,6 +13,10 @@
 
 /* The embedded default: both outputs here, so that a new user needs no flags. */
 #define OPTIONS_DEFAULT_DIR	"gsmtap-logs"
+/* Default -B: 128 MiB (the kernel doubles it) holds about 200 000 queued log
+ * datagrams, a full second at 200k/s; see doc/performance.md. */
+#define OPTIONS_SOCKET_BUFFER_MIB	128
+#define OPTIONS_CAPTURE_BUFFER_MIB	32
 
 struct options {
 	const char *listen[OPTIONS_LISTEN_MAX];	/*!< -l ADDR[:PORT]; default "[::]:4729" */
@@ -26,7 +30,7 @@ struct options {
 	uint64_t filesize;		/*!< -b filesize:KB, in bytes */
 	unsigned int duration;		/*!< -b duration:S */
 	unsigned int files;		/*!< -b files:N */
-	int rcvbuf;			/*!< -B MiB, in bytes */
+	int rcvbuf;			/*!< -B MiB, in bytes; default per input kind */
 	unsigned int stats_interval;	/*!< --stats-interval S; 0 = only on SIGUSR1 and exit */
 	size_t max_streams;		/*!< --max-streams N */
 	bool quiet;			/*!< -q: no per-stream lines in the summary */

@@ -36,8 +36,8 @@ run_unit() {	# run_unit [SETPRIV_CAPS...]: ExecStart as uid 65534, in the backgr
 	wait_for "$T/logd.err" 'gsmtap-logd: listening' || bail "the unit's command did not start: $(cat "$T/logd.err")"
 }
 run_unit --inh-caps=+net_admin --ambient-caps=+net_admin
-like "$(cat "$T/logd.err")" 'listening on \[::\]:4729 \(receive buffer 67108864 bytes\)' \
-	"as uid 65534 with CAP_NET_ADMIN: [::]:4729, the full 32 MiB buffer (64 MiB as the kernel counts)"
+like "$(cat "$T/logd.err")" 'listening on \[::\]:4729 \(receive buffer 268435456 bytes\)' \
+	"as uid 65534 with CAP_NET_ADMIN: [::]:4729, the full 128 MiB buffer (256 MiB as the kernel counts)"
 is "$(awk '/^Uid:/ { print $2 $3 }' "/proc/$LOGD_PID/status")" 6553465534 "it runs as uid 65534"
 
 "$CLI" -t svc before-reload

@@ -22,8 +22,8 @@ ok $? "and names the sink socket as the likely cause and both remedies"
 
 # Capture mode coexists with the sink socket and records the traffic.
 start_logd -i lo -w "$T/cap.pcapng" --text "$T/cap.log"
-grep -q 'capturing on lo, filter "udp port 4729"' "$T/logd.err"
-ok $? "capture mode announces the interface and filter"
+grep -q 'capturing on lo (capture buffer 33554432 bytes), filter "udp port 4729"' "$T/logd.err"
+ok $? "capture mode announces the interface, its 32 MiB capture buffer and the filter"
 "$OSMO_SENDER" -n 20
 sleep 1
 stop_logd

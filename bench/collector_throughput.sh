@@ -9,6 +9,9 @@
 # Systems, all fed the same blaster traffic on 127.0.0.1:$PORT from $HOSTS
 # loopback sources 127.0.1.x:
 #   sink         bench/recv-sink: recvmmsg, writes nothing (the floor)
+#   sink-write   bench/recv-sink -w: also appends the raw payloads to two files
+#                (the writing floor: what two outputs cannot avoid writing,
+#                none of the formatting), with gsmtap-logd's 128 MiB buffer
 #   dumpcap      dumpcap -i lo -f "udp port $PORT" -B 32 with the same ring
 #                options, plus recv-sink reading the socket so that the kernel
 #                does not drop (what a capture-based collector costs)
@@ -41,7 +44,7 @@
 #   N [1000000]  RATE_N [N/2]  ROUNDS [3]  RATE_ROUNDS [1]  WARMUP [1]
 #   HOSTS [16]  TEXT [0: 1..512 bytes]
 #   RATES ["50000 100000 150000 200000 250000"]  PORT [47291]
-#   FILESIZE_KB [100000]  FILES [5]  SYSTEMS ["sink dumpcap logd-pcapng logd-text logd-both"]
+#   FILESIZE_KB [100000]  FILES [5]  SYSTEMS ["sink sink-write dumpcap logd-pcapng logd-text logd-both"]
 #   QUIET_MAX [0.25 cores]  QUIET_WAIT [5 s]  BENCH_TMP [/var/tmp: on disk]
 # Quick run: N=200000 ROUNDS=1 RATES="100000" bench/collector_throughput.sh
 set -euo pipefail
@@ -58,7 +61,7 @@ RATES=${RATES-50000 100000 150000 200000 250000}
 PORT=${PORT:-47291}
 FILESIZE_KB=${FILESIZE_KB:-100000}
 FILES=${FILES:-5}
-SYSTEMS=${SYSTEMS:-sink dumpcap logd-pcapng logd-text logd-both}
+SYSTEMS=${SYSTEMS:-sink sink-write dumpcap logd-pcapng logd-text logd-both}
 QUIET_MAX=${QUIET_MAX:-0.25}
 QUIET_WAIT=${QUIET_WAIT:-5}
 BENCH_TMP=${BENCH_TMP:-/var/tmp}
@@ -263,11 +266,15 @@ run_one()	# system phase target_rate round n
 	mkdir -p "$d"
 	bg=$(quiet_gate)
 	case $sys in
-	sink | dumpcap)
-		"$SINK" -l "127.0.0.1:$PORT" >"$d/sink.out" 2>"$d/sink.err" &
+	sink | sink-write | dumpcap)
+		local raw=()
+
+		[[ $sys == sink-write ]] && mkdir -p "$d/out" && raw=(-B 128 -w "$d/out/raw")
+		"$SINK" -l "127.0.0.1:$PORT" "${raw[@]}" >"$d/sink.out" 2>"$d/sink.err" &
 		sink_pid=$!
 		pids+=("$sink_pid")
 		wait_for "$d/sink.err" '^ready'
+		[[ $sys == sink-write ]] && writer=$sink_pid
 		if [[ $sys == dumpcap ]]; then
 			mkdir -p "$d/out"
 			dumpcap -q -i lo -f "udp port $PORT" -B 32 "${opts[@]}" -w "$d/out/dumpcap.pcapng" \
@@ -320,12 +327,13 @@ run_one()	# system phase target_rate round n
 	sent=$(kv "$d/blast.out" sent)
 	arate=$(kv "$d/blast.out" rate)
 	case $sys in
-	sink | dumpcap)
+	sink | sink-write | dumpcap)
 		recv=$(kv "$d/sink.out" received)
 		kdrops=$(kv "$d/sink.out" drops)
 		lost=$((sent - recv))
 		dropped=$kdrops
 		written=0
+		[[ $sys == sink-write ]] && written=$recv
 		if [[ $sys == dumpcap ]]; then
 			local cap
 
@@ -465,6 +473,8 @@ END {
 			line = line sprintf(" vs_dumpcap=%.2f (target <= 0.75) own_vs_dumpcap=%.2f", c[s] / c["dumpcap"], o[s] / o["dumpcap"])
 		if (runs["sink"])
 			line = line sprintf(" vs_sink=%.2f (target <= 1.25) own_vs_sink=%.2f", c[s] / c["sink"], o[s] / o["sink"])
+		if (runs["sink-write"])
+			line = line sprintf(" vs_sink_write=%.2f", c[s] / c["sink-write"])
 		print line
 	}
 	# The same comparison at the highest fixed rate at which every system
@@ -497,6 +507,8 @@ END {
 			line = line sprintf(" vs_dumpcap=%.2f own_vs_dumpcap=%.2f", mc[s] / mc["dumpcap"], mo[s] / mo["dumpcap"])
 		if (("sink", best) in rok)
 			line = line sprintf(" vs_sink=%.2f own_vs_sink=%.2f", mc[s] / mc["sink"], mo[s] / mo["sink"])
+		if (("sink-write", best) in rok)
+			line = line sprintf(" vs_sink_write=%.2f", mc[s] / mc["sink-write"])
 		print line
 	}
 }' "$results"

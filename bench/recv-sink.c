@@ -4,7 +4,7 @@
  * Usage: recv-sink [-l ADDR:PORT] [-B MIB] [-w PREFIX]
  *
  * Binds ADDR:PORT (default 127.0.0.1:4729) without SO_REUSEADDR, asks for a
- * receive buffer of MIB MiB (default 32, as gsmtap-logd) with SO_RCVBUFFORCE,
+ * receive buffer of MIB MiB (default 32; gsmtap-logd's default is 128) with SO_RCVBUFFORCE,
  * and reads in recvmmsg batches of 64 from a non-blocking socket under
  * epoll, exactly as gsmtap-logd reads, but does nothing with what it gets.
  * Prints "ready ADDR:PORT rcvbuf=N" on stderr once bound.  On SIGTERM or

@@ -4,9 +4,9 @@
  * Usage: recv-sink [-l ADDR:PORT] [-B MIB] [-w PREFIX]
  *
  * Binds ADDR:PORT (default 127.0.0.1:4729) without SO_REUSEADDR, asks for a
- * receive buffer of MIB MiB (default 32; gsmtap-logd's default is 128) with SO_RCVBUFFORCE,
- * and reads in recvmmsg batches of 64 from a non-blocking socket under
- * epoll, exactly as gsmtap-logd reads, but does nothing with what it gets.
+ * receive buffer of MIB MiB (default 32; gsmtap-logd's is 128) with
+ * SO_RCVBUFFORCE, and reads in recvmmsg batches of 64 from a non-blocking
+ * socket under epoll, as gsmtap-logd reads, but does nothing with what it gets.
  * Prints "ready ADDR:PORT rcvbuf=N" on stderr once bound.  On SIGTERM or
  * SIGINT it drains the socket and prints "received=N drops=M" on stdout;
  * drops are the kernel's SO_RXQ_OVFL / SK_MEMINFO_DROPS count for the socket.

@@ -233,8 +233,10 @@ static void refresh_kernel_drops(struct daemon *d)
 {
 	uint64_t drops = 0;
 
-	for (size_t i = 0; i < d->n_sockets; i++)
+	for (size_t i = 0; i < d->n_sockets; i++) {
+		rx_socket_refresh(d->sockets[i]);
 		drops += rx_socket_drops(d->sockets[i]);
+	}
 	if (d->capture) {
 		struct rx_capture_stats cs;
 
@@ -244,9 +246,10 @@ static void refresh_kernel_drops(struct daemon *d)
 	d->col.shared.kernel_drops = drops;
 }
 
-/* Counted each loop turn (SO_MEMINFO: drops after the last datagram that
- * arrived are only visible there), so that an ISB written at a rotation has
- * them too, and said when they grow. */
+/* Counted at the start of each loop turn (SO_MEMINFO: drops after the last
+ * datagram that arrived are only visible there), so that an ISB written at a
+ * rotation has them too, and said when they grow.  Before the inputs are read,
+ * so that the queue's depth is sampled where it is deepest. */
 static void note_kernel_drops(struct daemon *d)
 {
 	uint64_t drops;
@@ -313,8 +316,9 @@ static void print_summary(struct daemon *d)
 		    rs.failing ? " failing=" : "", rs.failing ? strerror(rs.last_error) : "");
 	}
 	for (size_t i = 0; i < d->n_sockets; i++)
-		say("gsmtap-logd: input %s kernel_drops=%llu", rx_socket_name(d->sockets[i]),
-		    (unsigned long long)rx_socket_drops(d->sockets[i]));
+		say("gsmtap-logd: input %s kernel_drops=%llu queue_peak=%u rcvbuf=%d",
+		    rx_socket_name(d->sockets[i]), (unsigned long long)rx_socket_drops(d->sockets[i]),
+		    rx_socket_queue_peak(d->sockets[i]), rx_socket_rcvbuf(d->sockets[i]));
 	if (d->capture) {
 		struct rx_capture_stats cs;
 
@@ -482,8 +486,8 @@ static void run_live(struct daemon *d, const sigset_t *wait_mask)
 
 		/* A timeout, so that time-based rotation and retries run while idle. */
 		epoll_pwait(ep, evs, OPTIONS_LISTEN_MAX + 1, 500, wait_mask);
-		n = read_inputs(d, TURN_BATCHES, &drained);
 		note_kernel_drops(d);
+		n = read_inputs(d, TURN_BATCHES, &drained);
 		collector_flush(&d->col);
 		report_output_changes(d);
 		if (got_hup) {

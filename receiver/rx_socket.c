@@ -29,6 +29,7 @@ struct rx_socket {
 	char name[INET6_ADDRSTRLEN + 16];
 	uint32_t ovfl_seen;			/*!< last SO_RXQ_OVFL value */
 	uint64_t drops;				/*!< drops accumulated across 32-bit wraps */
+	uint32_t queue_peak;			/*!< most bytes queued at a refresh */
 	struct mmsghdr msgs[RX_BATCH];
 	struct iovec iovs[RX_BATCH];
 	struct sockaddr_storage srcs[RX_BATCH];
@@ -271,17 +272,28 @@ const char *rx_socket_name(const struct rx_socket *s)
 	return s->name;
 }
 
-uint64_t rx_socket_drops(struct rx_socket *s)
+void rx_socket_refresh(struct rx_socket *s)
 {
 	uint32_t meminfo[SK_MEMINFO_VARS];
 	socklen_t len = sizeof(meminfo);
 
+	if (getsockopt(s->fd, SOL_SOCKET, SO_MEMINFO, meminfo, &len) || len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+		return;
 	/* The overflow counter rides on datagrams; drops after the last one that
 	 * arrived are only visible here. */
-	if (getsockopt(s->fd, SOL_SOCKET, SO_MEMINFO, meminfo, &len) == 0 &&
-	    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
-		note_overflow(s, meminfo[SK_MEMINFO_DROPS]);
+	note_overflow(s, meminfo[SK_MEMINFO_DROPS]);
+	if (meminfo[SK_MEMINFO_RMEM_ALLOC] > s->queue_peak)
+		s->queue_peak = meminfo[SK_MEMINFO_RMEM_ALLOC];
+}
+
+uint64_t rx_socket_drops(const struct rx_socket *s)
+{
 	return s->drops;
+}
+
+uint32_t rx_socket_queue_peak(const struct rx_socket *s)
+{
+	return s->queue_peak;
 }
 
 void rx_socket_close(struct rx_socket *s)

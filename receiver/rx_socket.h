@@ -36,8 +36,17 @@ int rx_socket_rcvbuf(const struct rx_socket *s);
 /*! The bound address as text, e.g. "[::]:4729". */
 const char *rx_socket_name(const struct rx_socket *s);
 
+/*! Ask the kernel (SO_MEMINFO) for the socket's drop counter and how much it
+ *  holds now, for the two calls below. */
+void rx_socket_refresh(struct rx_socket *s);
+
 /*! Datagrams the kernel dropped on this socket since it was opened (SO_RXQ_OVFL,
- *  refreshed with SO_MEMINFO; the 32-bit counter's wrap is handled). */
-uint64_t rx_socket_drops(struct rx_socket *s);
+ *  brought up to date by rx_socket_refresh(); the 32-bit counter's wrap is handled). */
+uint64_t rx_socket_drops(const struct rx_socket *s);
+
+/*! The most the socket's queue held at any rx_socket_refresh(), in bytes as
+ *  the kernel charges them (each datagram's truesize), against rx_socket_rcvbuf():
+ *  how close the collector came to losing datagrams. */
+uint32_t rx_socket_queue_peak(const struct rx_socket *s);
 
 void rx_socket_close(struct rx_socket *s);

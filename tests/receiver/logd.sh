@@ -34,6 +34,11 @@ output_summary() {
 	grep "gsmtap-logd: output $1 " "$T/logd.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
+# input_summary ADDR KEY: the value of KEY= in the last "input ADDR" line.
+input_summary() {
+	grep "gsmtap-logd: input $1 " "$T/logd.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
 # stream_summary SRC KEY: the value of KEY= in the last per-stream line for source SRC.
 stream_summary() {
 	grep "gsmtap-logd: stream .* src=$1 " "$T/logd.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"

@@ -29,6 +29,13 @@ is "$((received + drops))" "$N" "received + kernel_drops = $N sent, exactly"
 is "$(summary written)" "$received" "every received datagram was written"
 is "$(sed -n 's/.*the kernel dropped \([0-9]*\) datagrams (\([0-9]*\) in all).*/\1 \2/p' "$T/logd.err")" \
 	"$drops $drops" "said once, with the exact count"
+# The kernel drops a datagram that would take the queue past the buffer, so a
+# full queue holds within one datagram's truesize (under 4 kB for these) of it.
+peak=$(input_summary "127.0.0.1:$PORT" queue_peak)
+rcvbuf=$(input_summary "127.0.0.1:$PORT" rcvbuf)
+is "$rcvbuf" 2097152 "rcvbuf= is the granted buffer (-B 1, doubled by the kernel)"
+ok "$([ "${peak:-0}" -le "$rcvbuf" ] && [ "$peak" -gt $((rcvbuf - 4096)) ]; echo $?)" \
+	"queue_peak=$peak: the queue was full ($((peak / received)) bytes for each of the $received queued)"
 
 # Again: now the datagrams that are queued carry the drop count from when they
 # were queued (SO_RXQ_OVFL), older than the count SO_MEMINFO gives while they

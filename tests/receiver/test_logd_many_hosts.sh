@@ -21,6 +21,10 @@ is "$(summary written)" "$sent" "written = received"
 is "$(summary lost)" "$skipped" "lost = injected gaps ($skipped)"
 is "$(summary dropped)" 0 "nothing dropped"
 is "$(summary kernel_drops)" 0 "no kernel drops"
+peak=$(input_summary "127.0.0.1:$PORT" queue_peak)
+rcvbuf=$(input_summary "127.0.0.1:$PORT" rcvbuf)
+ok "$([ "${peak:-0}" -gt 0 ] && [ "$peak" -lt "${rcvbuf:-0}" ]; echo $?)" \
+	"the input line shows how full the queue got: queue_peak=$peak of rcvbuf=$rcvbuf"
 is "$(summary streams)" 16 "16 streams"
 is "$(summary reordered)" 0 "no reordering"
 is "$(grep -c 'gsmtap-logd: stream .* src=127\.0\.1\.' "$T/logd.err")" 16 "one summary line per 127.0.1.x host"

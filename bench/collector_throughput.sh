@@ -252,13 +252,13 @@ kv() { sed -n "s/\(^\|.*[ :]\)$2=\([0-9]*\).*/\2/p" "$1" | head -1; }
 
 run=0
 results=$work/results.tsv
-# system phase target round sent rate received lost dropped kdrops written machine_s own_s bg zero rx_s
+# system phase target round sent rate received lost dropped kdrops written machine_s own_s bg zero rx_s queue_peak
 : >"$results"
 
 run_one()	# system phase target_rate round n
 {
 	local sys=$1 phase=$2 rate=$3 round=$4 n=$5 d sink_pid="" dc_pid="" logd_pid="" writer=""
-	local per_host=$((n / HOSTS)) m0 m1 c0 c1 k0 k1 bg p f rx files=() polls=6 sent arate recv lost dropped kdrops written zero
+	local per_host=$((n / HOSTS)) m0 m1 c0 c1 k0 k1 bg p f rx files=() polls=6 sent arate recv lost dropped kdrops written zero qpeak=0
 	local opts=(-b "filesize:$FILESIZE_KB" -b "files:$FILES")
 
 	run=$((run + 1))
@@ -351,6 +351,7 @@ run_one()	# system phase target_rate round n
 		lost=$(kv "$d/logd.err" lost)
 		dropped=$(kv "$d/logd.err" dropped)
 		kdrops=$(kv "$d/logd.err" kernel_drops)
+		qpeak=$(kv "$d/logd.err" queue_peak)
 		((sent - recv > lost)) && lost=$((sent - recv))
 		((recv - written > 0)) && dropped=$((dropped + recv - written))
 		;;
@@ -363,11 +364,12 @@ run_one()	# system phase target_rate round n
 	awk -v OFS='\t' -v sys="$sys" -v ph="$phase" -v tr="$rate" -v rd="$round" -v sent="$sent" \
 		-v ar="$arate" -v rc="$recv" -v lo="$lost" -v dr="$dropped" -v kd="$kdrops" -v wr="$written" \
 		-v mb=$((m1[0] - m0[0])) -v hz="$hz" -v own=$((c1 - c0)) -v ks=$((k1 - k0)) -v bg="$bg" -v z="$zero" \
-		-v rx="$rx" 'BEGIN { print sys, ph, tr, rd, sent, ar, rc, lo, dr, kd, wr, mb / hz,
-			 own / 1e6 + ks / hz, bg, z, rx / hz }' >>"$results"
+		-v rx="$rx" -v qp="${qpeak:-0}" 'BEGIN { print sys, ph, tr, rd, sent, ar, rc, lo, dr, kd, wr, mb / hz,
+			 own / 1e6 + ks / hz, bg, z, rx / hz, qp }' >>"$results"
 	tail -1 "$results" | awk -F'\t' '{
-		printf "  %-11s %-4s target=%-6s sent=%s rate=%s received=%s written=%s lost=%s dropped=%s kernel_drops=%s cpu_s_per_M=%.2f own_cpu_s_per_M=%.2f rx_cpu_s_per_M=%.2f bg=%s %s\n",
-		$1, $2, ($3 ? $3 : "max"), $5, $6, $7, $11, $8, $9, $10, $12 * 1e6 / $5, $13 * 1e6 / $5, $16 * 1e6 / $5, $14, ($15 ? "zero-loss" : "LOSS") }'
+		printf "  %-11s %-4s target=%-6s sent=%s rate=%s received=%s written=%s lost=%s dropped=%s kernel_drops=%s cpu_s_per_M=%.2f own_cpu_s_per_M=%.2f rx_cpu_s_per_M=%.2f bg=%s%s %s\n",
+		$1, $2, ($3 ? $3 : "max"), $5, $6, $7, $11, $8, $9, $10, $12 * 1e6 / $5, $13 * 1e6 / $5, $16 * 1e6 / $5, $14,
+		($17 ? sprintf(" queue_peak_MB=%.1f", $17 / 1048576) : ""), ($15 ? "zero-loss" : "LOSS") }'
 	rm -rf "$d"
 }
 

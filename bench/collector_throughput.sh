@@ -369,7 +369,7 @@ run_one()	# system phase target_rate round n
 	tail -1 "$results" | awk -F'\t' '{
 		printf "  %-11s %-4s target=%-6s sent=%s rate=%s received=%s written=%s lost=%s dropped=%s kernel_drops=%s cpu_s_per_M=%.2f own_cpu_s_per_M=%.2f rx_cpu_s_per_M=%.2f bg=%s%s %s\n",
 		$1, $2, ($3 ? $3 : "max"), $5, $6, $7, $11, $8, $9, $10, $12 * 1e6 / $5, $13 * 1e6 / $5, $16 * 1e6 / $5, $14,
-		($17 ? sprintf(" queue_peak_MB=%.1f", $17 / 1048576) : ""), ($15 ? "zero-loss" : "LOSS") }'
+		($17 ? sprintf(" queue_peak_MiB=%.1f", $17 / 1048576) : ""), ($15 ? "zero-loss" : "LOSS") }'
 	rm -rf "$d"
 }
 

@@ -277,7 +277,9 @@ void rx_socket_refresh(struct rx_socket *s)
 	uint32_t meminfo[SK_MEMINFO_VARS];
 	socklen_t len = sizeof(meminfo);
 
-	if (getsockopt(s->fd, SOL_SOCKET, SO_MEMINFO, meminfo, &len) || len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+	/* SK_MEMINFO_RMEM_ALLOC comes before SK_MEMINFO_DROPS: one length check. */
+	if (getsockopt(s->fd, SOL_SOCKET, SO_MEMINFO, meminfo, &len) ||
+	    len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
 		return;
 	/* The overflow counter rides on datagrams; drops after the last one that
 	 * arrived are only visible here. */

@@ -480,7 +480,6 @@ static void run_live(struct daemon *d, const sigset_t *wait_mask)
 	}
 	while (!got_term) {
 		struct epoll_event evs[OPTIONS_LISTEN_MAX + 1];
-
 		const struct timespec pause = { 0, COALESCE_NS };
 		int n;
 

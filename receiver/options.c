@@ -1,15 +1,19 @@
 /* options.c: gsmtap-logd's command line: what the user asked for, checked before anything opens. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
-#include <err.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "addr.h"
+#include "decode.h"
+#include "log.h"
+#include "number.h"
 #include "options.h"
-#include "rx_capture.h"
+#include "wire.h"
 
 static const char usage_text[] =
 "Usage: gsmtap-logd [OPTION]...\n"
@@ -20,18 +24,20 @@ static const char usage_text[] =
 "  -l, --listen ADDR[:PORT]  receive on a UDP socket (repeatable; default [::]:4729,\n"
 "                            which takes IPv4 and IPv6)\n"
 "  -i, --interface IFACE     capture GSMTAP crossing IFACE with libpcap instead\n"
-"  -r, --read FILE           convert a pcap/pcapng file, then exit\n"
+"  -r, --read FILE           convert a pcap/pcapng file (- for standard input), then exit\n"
 "  -f, --filter BPF          capture filter for -i and -r (default \"udp port 4729\")\n"
 "  -B, --buffer-size MIB     kernel receive buffer per socket (default 128), or\n"
 "                            libpcap's capture ring for -i (default 32)\n"
 "\n"
 "Output (with neither -w nor --text, both go to ./" OPTIONS_DEFAULT_DIR "/):\n"
-"  -w, --pcapng PATH         write pcapng (all GSMTAP, malformed datagrams too)\n"
-"      --text PATH           write one text line per log datagram\n"
+"  -w, --pcapng PATH         write pcapng (all GSMTAP, malformed datagrams too);\n"
+"                            - is standard output\n"
+"      --text PATH           write one text line per log line; - is standard output\n"
 "      --stdout              also print the text lines, coloured on a terminal\n"
+"      --count-only          write nothing, only count (for benchmarks)\n"
 "  -b filesize:KB            rotate after KB kilobytes (1 kB = 1000 bytes)\n"
 "  -b duration:SECONDS       rotate after SECONDS\n"
-"  -b files:N                keep the newest N files of each output\n"
+"  -b files:N                with filesize or duration: keep the newest N files\n"
 "      --hosts FILE          name senders in pcapng files from this hosts(5) file\n"
 "                            (default /etc/hosts; never DNS), reread on SIGHUP\n"
 "\n"
@@ -54,11 +60,13 @@ static const char usage_text[] =
 "  -h, --help                this text\n"
 "  -V, --version             print the version\n"
 "\n"
-"Signals: HUP reopens the files (logrotate), TERM/INT drain, flush and exit 0,\n"
-"USR1 prints the summary.  See gsmtap-logd(8).\n";
+"Signals: HUP reopens the files (logrotate), TERM/INT drain, flush and exit,\n"
+"USR1 prints the summary.  Exit status: 0 done, 1 could not start or go on,\n"
+"2 bad command line, 3 an input ended on an error (a damaged file, a vanished\n"
+"interface; everything whole was kept).  See gsmtap-logd(8).\n";
 
-enum { OPT_TEXT = 256, OPT_STDOUT, OPT_STATS_INTERVAL, OPT_MAX_STREAMS, OPT_ALLOW, OPT_RATE_LIMIT,
-       OPT_UMASK, OPT_HOSTS };
+enum { OPT_TEXT = 256, OPT_STDOUT, OPT_COUNT_ONLY, OPT_STATS_INTERVAL, OPT_MAX_STREAMS, OPT_ALLOW,
+       OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
@@ -69,6 +77,7 @@ static const struct option long_options[] = {
 	{ "pcapng", required_argument, NULL, 'w' },
 	{ "text", required_argument, NULL, OPT_TEXT },
 	{ "stdout", no_argument, NULL, OPT_STDOUT },
+	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
 	{ "ring-buffer", required_argument, NULL, 'b' },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
@@ -84,45 +93,34 @@ static const struct option long_options[] = {
 	{ 0 }
 };
 
-static void bad_usage(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "gsmtap-logd: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'gsmtap-logd --help'.\n");
-	exit(2);
-}
-
 /* A whole decimal number in [min, max], or a usage error naming the option. */
-static unsigned long long number(const char *s, unsigned long long min, unsigned long long max,
-				 const char *what)
+static uint64_t number(const char *s, uint64_t min, uint64_t max, const char *what)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
+	int rc = number_parse(s, min, max, &v);
 
-	if (!*s || *s == '-')
-		bad_usage("%s needs a number", what);
-	v = strtoull(s, &end, 10);
-	if (*end || v < min || v > max)
-		bad_usage("%s is out of range or not a number", what);
+	if (rc == -ERANGE)
+		log_usage("%s %s: out of range (%llu to %llu)", what, s,
+			  (unsigned long long)min, (unsigned long long)max);
+	if (rc)
+		log_usage("%s %s: not a number", what, s);
 	return v;
 }
 
 /* dumpcap's -b syntax: filesize:KB, duration:SECONDS, files:N. */
-static void ring_option(struct options *o, const char *arg)
+static void ring_option(struct output_rotation *r, const char *arg)
 {
 	const char *colon = strchr(arg, ':');
 	size_t klen = colon ? (size_t)(colon - arg) : 0;
 
-	if (!colon)
-		bad_usage("-b %s: expected filesize:KB, duration:SECONDS or files:N", arg);
 	if (klen == 8 && !strncmp(arg, "filesize", 8))
-		o->filesize = number(colon + 1, 1, UINT64_MAX / 1000, "-b filesize") * 1000;
+		r->filesize = number(colon + 1, 1, UINT64_MAX / 1000, "-b filesize") * 1000;
 	else if (klen == 8 && !strncmp(arg, "duration", 8))
-		o->duration = number(colon + 1, 1, 100000000, "-b duration");
+		r->duration = number(colon + 1, 1, 100000000, "-b duration");
 	else if (klen == 5 && !strncmp(arg, "files", 5))
-		o->files = number(colon + 1, 1, 100000, "-b files");
+		r->files = number(colon + 1, 1, 100000, "-b files");
 	else
-		bad_usage("-b %s: expected filesize:KB, duration:SECONDS or files:N", arg);
+		log_usage("-b %s: expected filesize:KB, duration:SECONDS or files:N", arg);
 }
 
 static void allow_option(struct options *o, const char *arg)
@@ -130,9 +128,9 @@ static void allow_option(struct options *o, const char *arg)
 	int rc = access_add_net(&o->access, arg);
 
 	if (rc == -ENOSPC)
-		bad_usage("at most %s --allow options", "64");
+		log_usage("at most %d --allow options", ACCESS_NETS_MAX);
 	if (rc)
-		bad_usage("--allow %s: expected ADDR[/BITS], e.g. 10.0.0.0/8 or fd00::/8", arg);
+		log_usage("--allow %s: expected ADDR[/BITS], e.g. 10.0.0.0/8 or fd00::/8", arg);
 }
 
 /* An octal umask such as 027 or 0022; only permission bits make sense. */
@@ -141,13 +139,93 @@ static mode_t umask_option(const char *arg)
 	char *end;
 	unsigned long m = strtoul(arg, &end, 8);
 
-	if (!*arg || *end || *arg == '-' || m > 0777)
-		bad_usage("--umask %s: expected an octal mode such as 027", arg);
+	if (!*arg || *end || *arg == '-' || *arg == '+' || m > 0777)
+		log_usage("--umask %s: expected an octal mode such as 027", arg);
 	return m;
+}
+
+static void add_input(struct options *o, const char *kind, const char *arg)
+{
+	if (o->n_inputs && strcmp(o->inputs[0].kind, kind))
+		log_usage("-l, -i and -r are alternatives: give one kind of input");
+	if (o->n_inputs == COLLECTOR_INPUTS_MAX)
+		log_usage("at most %d inputs", COLLECTOR_INPUTS_MAX);
+	if (strcmp(kind, "socket") && o->n_inputs)
+		log_usage("one -%c at a time", kind[0] == 'c' ? 'i' : 'r');
+	o->inputs[o->n_inputs++] = (struct input_request){ kind, arg };
+}
+
+/* A listen address is checked here, so that a bad one is a usage error. */
+static void listen_option(struct options *o, const char *arg)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int rc = addr_parse(arg, WIRE_PORT, &ss, &len);
+
+	if (rc == -ENOENT)
+		log_usage("-l %s: the name does not resolve", arg);
+	if (rc)
+		log_usage("-l %s: expected ADDR[:PORT], e.g. [::]:4729, 0.0.0.0:4729 or 127.0.0.1 "
+			  "(PORT 1 to 65535)", arg);
+	add_input(o, "socket", arg);
+}
+
+static void add_output(struct options *o, const char *kind, const char *path, bool colour)
+{
+	if (o->n_outputs == COLLECTOR_OUTPUTS_MAX)
+		log_usage("at most %d outputs", COLLECTOR_OUTPUTS_MAX);
+	if (path && !*path)
+		log_usage("an empty file name for the %s output", kind);
+	o->outputs[o->n_outputs++] = (struct output_request){ .kind = kind, .path = path, .colour = colour,
+							      .dirfd = -1 };
+}
+
+/* Outputs are held in a fixed order, so that the main one (the first: it gives
+ * the summary's written=) is pcapng whenever there is one. */
+static void order_outputs(struct options *o)
+{
+	static const char *const order[] = { "pcapng", "text", "count" };
+	struct output_request sorted[COLLECTOR_OUTPUTS_MAX];
+	size_t n = 0, on_stdout = 0;
+
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		for (size_t i = 0; i < o->n_outputs; i++)
+			if (!strcmp(o->outputs[i].kind, order[k]))
+				sorted[n++] = o->outputs[i];
+	memcpy(o->outputs, sorted, n * sizeof(sorted[0]));
+	for (size_t i = 0; i < n; i++)
+		on_stdout += output_to_stdout(&o->outputs[i]);
+	if (on_stdout > 1)
+		log_usage("only one output can go to standard output (-w -, --text - and --stdout)");
+}
+
+/* \a chosen: -w, --text or --count-only was given; --stdout alone adds to the defaults. */
+static void check_and_default(struct options *o, bool chosen)
+{
+	if (o->input.filter && (!o->n_inputs || !strcmp(o->inputs[0].kind, "socket")))
+		log_usage("-f applies to -i and -r only");
+	if (o->group && !o->user)
+		log_usage("-g needs -u: the daemon drops root to a user, not to a group alone");
+	if (o->rotation.files && !o->rotation.filesize && !o->rotation.duration)
+		log_usage("-b files:N needs -b filesize:KB or -b duration:SECONDS, as dumpcap's does: "
+			  "without them there is only one file");
+	if (!o->n_inputs)
+		add_input(o, "socket", "[::]:4729");
+	if (!o->input.filter)
+		o->input.filter = DECODE_FILTER_DEFAULT;
+	if (!o->input.buffer)
+		o->input.buffer = (!strcmp(o->inputs[0].kind, "capture") ? OPTIONS_CAPTURE_BUFFER_MIB :
+				   OPTIONS_SOCKET_BUFFER_MIB) << 20;
+	if (!chosen) {
+		add_output(o, "pcapng", OPTIONS_DEFAULT_DIR "/gsmtap.pcapng", false);
+		add_output(o, "text", OPTIONS_DEFAULT_DIR "/gsmtap.log", false);
+	}
+	order_outputs(o);
 }
 
 void options_parse(struct options *o, int argc, char **argv)
 {
+	bool chosen = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -155,19 +233,16 @@ void options_parse(struct options *o, int argc, char **argv)
 	o->umask = 027;
 	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:qu:g:hV", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'l':
-			if (o->n_listen == OPTIONS_LISTEN_MAX)
-				bad_usage("at most %s -l options", "16");
-			o->listen[o->n_listen++] = optarg;
-			break;
-		case 'i': o->interface = optarg; break;
-		case 'r': o->read_file = optarg; break;
-		case 'f': o->filter = optarg; break;
-		case 'B': o->rcvbuf = (int)number(optarg, 1, 1024, "-B (MiB)") << 20; break;
-		case 'w': o->pcapng_path = optarg; break;
-		case OPT_TEXT: o->text_path = optarg; break;
-		case OPT_STDOUT: o->to_stdout = true; break;
-		case 'b': ring_option(o, optarg); break;
+		case 'l': listen_option(o, optarg); break;
+		case 'i': add_input(o, "capture", optarg); break;
+		case 'r': add_input(o, "file", optarg); break;
+		case 'f': o->input.filter = optarg; break;
+		case 'B': o->input.buffer = (int)number(optarg, 1, 1024, "-B (MiB)") << 20; break;
+		case 'w': add_output(o, "pcapng", optarg, false); chosen = true; break;
+		case OPT_TEXT: add_output(o, "text", optarg, false); chosen = true; break;
+		case OPT_STDOUT: add_output(o, "text", "-", isatty(STDOUT_FILENO)); break;
+		case OPT_COUNT_ONLY: add_output(o, "count", NULL, false); chosen = true; break;
+		case 'b': ring_option(&o->rotation, optarg); break;
 		case OPT_STATS_INTERVAL:
 			o->stats_interval = number(optarg, 1, 86400 * 365, "--stats-interval");
 			break;
@@ -178,7 +253,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		case OPT_ALLOW: allow_option(o, optarg); break;
 		case OPT_RATE_LIMIT:
 			if (access_set_rate(&o->access, optarg))
-				bad_usage("--rate-limit %s: expected N or N/s, N from 1 to 1000000000", optarg);
+				log_usage("--rate-limit %s: expected N or N/s, N from 1 to 1000000000", optarg);
 			break;
 		case 'u': o->user = optarg; break;
 		case 'g': o->group = optarg; break;
@@ -186,27 +261,10 @@ void options_parse(struct options *o, int argc, char **argv)
 		case OPT_HOSTS: o->hosts_file = optarg; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("gsmtap-logd %s\n", GSMTAPLOG_VERSION); exit(0);
-		default: bad_usage("%s", "unknown option or missing argument");
+		default: log_usage("unknown option or missing argument");
 		}
 	}
 	if (optind < argc)
-		bad_usage("unexpected argument '%s'", argv[optind]);
-	if (!!o->n_listen + !!o->interface + !!o->read_file > 1)
-		bad_usage("%s", "-l, -i and -r are alternatives: give one kind of input");
-	if (o->filter && !o->interface && !o->read_file)
-		bad_usage("%s", "-f applies to -i and -r only");
-	if (o->group && !o->user)
-		bad_usage("%s", "-g needs -u: the daemon drops root to a user, not to a group alone");
-	if (!o->n_listen && !o->interface && !o->read_file)
-		o->listen[o->n_listen++] = "[::]:4729";
-	if (!o->filter)
-		o->filter = RX_CAPTURE_FILTER;
-	/* A socket buffer is a limit, taken only while datagrams wait; libpcap
-	 * allocates the capture ring whole, up front. */
-	if (!o->rcvbuf)
-		o->rcvbuf = (o->interface ? OPTIONS_CAPTURE_BUFFER_MIB : OPTIONS_SOCKET_BUFFER_MIB) << 20;
-	if (!o->pcapng_path && !o->text_path) {
-		o->pcapng_path = OPTIONS_DEFAULT_DIR "/gsmtap.pcapng";
-		o->text_path = OPTIONS_DEFAULT_DIR "/gsmtap.log";
-	}
+		log_usage("unexpected argument '%s'", argv[optind]);
+	check_and_default(o, chosen);
 }

@@ -1,25 +1,26 @@
 /* privs.c: dropping root: resolve -u/-g early, then switch ids once with every step checked. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
-#include <err.h>
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "log.h"
+#include "number.h"
 #include "privs.h"
 
-/* A whole decimal id, as chown(1) accepts "65534" for a name. */
+/* A whole decimal id, as chown(1) accepts "65534" for a name; (uid_t)-1 is no id. */
 static bool numeric_id(const char *s, unsigned long *out)
 {
-	char *end;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
+	if (number_parse(s, 0, (uid_t)-1 - 1, &v))
 		return false;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !*end && !errno && *out < (unsigned long)(uid_t)-1;
+	*out = v;
+	return true;
 }
 
 static gid_t resolve_group(const char *group)
@@ -31,7 +32,7 @@ static gid_t resolve_group(const char *group)
 		return gr->gr_gid;
 	if (numeric_id(group, &id))
 		return id;
-	errx(1, "-g %s: no such group", group);
+	log_fatal("-g %s: no such group", group);
 }
 
 void privs_resolve(struct privs *p, const char *user, const char *group)
@@ -43,7 +44,7 @@ void privs_resolve(struct privs *p, const char *user, const char *group)
 	if (!user)
 		return;
 	if (geteuid() != 0)
-		errx(1, "-u %s: only root can change to another user", user);
+		log_fatal("-u %s: only root can change to another user", user);
 	pw = getpwnam(user);
 	if (pw) {
 		p->uid = pw->pw_uid;
@@ -52,12 +53,12 @@ void privs_resolve(struct privs *p, const char *user, const char *group)
 		p->uid = id;
 		p->gid = id;
 	} else {
-		errx(1, "-u %s: no such user", user);
+		log_fatal("-u %s: no such user", user);
 	}
 	if (group)
 		p->gid = resolve_group(group);
 	if (p->uid == 0)
-		errx(1, "-u %s: that is root; name an unprivileged user", user);
+		log_fatal("-u %s: that is root; name an unprivileged user", user);
 	p->user = user;
 	p->drop = true;
 }
@@ -70,16 +71,16 @@ static void verify(const struct privs *p)
 	int n;
 
 	if (getresuid(&ru, &eu, &su) || getresgid(&rg, &eg, &sg))
-		err(1, "getresuid/getresgid");
+		log_fatal("getresuid/getresgid: %s", strerror(errno));
 	if (ru != p->uid || eu != p->uid || su != p->uid ||
 	    rg != p->gid || eg != p->gid || sg != p->gid)
-		errx(1, "dropping privileges left ids behind: uid %u/%u/%u gid %u/%u/%u",
-		     ru, eu, su, rg, eg, sg);
+		log_fatal("dropping privileges left ids behind: uid %u/%u/%u gid %u/%u/%u",
+			  ru, eu, su, rg, eg, sg);
 	n = getgroups(2, groups);
 	if (n != 1 || groups[0] != p->gid)
-		errx(1, "dropping privileges left supplementary groups behind");
+		log_fatal("dropping privileges left supplementary groups behind");
 	if (setuid(0) != -1 || seteuid(0) != -1)
-		errx(1, "root could be regained after dropping privileges");
+		log_fatal("root could be regained after dropping privileges");
 }
 
 void privs_drop(const struct privs *p)
@@ -87,10 +88,10 @@ void privs_drop(const struct privs *p)
 	if (!p->drop)
 		return;
 	if (setgroups(1, &p->gid))
-		err(1, "setgroups(%u)", p->gid);
+		log_fatal("setgroups(%u): %s", p->gid, strerror(errno));
 	if (setresgid(p->gid, p->gid, p->gid))
-		err(1, "setresgid(%u)", p->gid);
+		log_fatal("setresgid(%u): %s", p->gid, strerror(errno));
 	if (setresuid(p->uid, p->uid, p->uid))
-		err(1, "setresuid(%u)", p->uid);
+		log_fatal("setresuid(%u): %s", p->uid, strerror(errno));
 	verify(p);
 }

@@ -103,6 +103,28 @@ void wire_encode_prefix(uint8_t out[WIRE_PREFIX_LEN], const struct wire_log *log
  *  \returns the verdict */
 enum wire_verdict wire_decode(const uint8_t *buf, size_t len, struct wire_log *log);
 
+/*! Whether the sender cut the text: libosmocore (and libgsmtaplog) send at most
+ *  WIRE_TEXT_MAX bytes and then make the last one a NUL. */
+static inline int wire_text_cut(const struct wire_log *log)
+{
+	return log->text.len == WIRE_TEXT_MAX && log->text.ptr[WIRE_TEXT_MAX - 1] == '\0';
+}
+
+/*! Whether the text ends its line.  libosmocore's LOGPC() sends a line in
+ *  pieces, one datagram each, and only the last ends in '\n' (a NUL run after it
+ *  is a terminator, and a cut text ends the line too); senders that number their
+ *  datagrams (seq != 0) send one line per datagram whatever it ends in. */
+static inline int wire_text_ends_line(const struct wire_log *log)
+{
+	size_t n = log->text.len;
+
+	if (log->seq || wire_text_cut(log))
+		return 1;
+	while (n && log->text.ptr[n - 1] == '\0')
+		n--;
+	return n && log->text.ptr[n - 1] == '\n';
+}
+
 /*! Short lower-case name of a verdict, for statistics ("ok", "short", ...). */
 const char *wire_verdict_name(enum wire_verdict v);
 

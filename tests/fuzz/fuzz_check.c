@@ -9,6 +9,7 @@
 
 #include "fuzz.h"
 #include "pcapng.h"
+#include "addr.h"
 #include "text.h"
 
 void fuzz_fail(const char *file, int line, const char *what)
@@ -268,7 +269,7 @@ static void check_fields(const char *s, const char *end, const struct rx_record 
 	check_time(f, n, r->rx_time.tv_sec, r->rx_time.tv_nsec, 1000000000, 9);
 	n = next_field(&s, end, &f);
 	if (r->src.ss_family == AF_INET || r->src.ss_family == AF_INET6)
-		FUZZ_CHECK(text_addr(addr, sizeof(addr), (const struct sockaddr *)&r->src));
+		FUZZ_CHECK(addr_format(addr, sizeof(addr), (const struct sockaddr *)&r->src));
 	else
 		strcpy(addr, "-");
 	FUZZ_CHECK(n == strlen(addr) && !memcmp(f, addr, n));

@@ -1,11 +1,14 @@
-/* fuzz_offline_reader.c: libFuzzer harness: any file through libpcap and rx_capture (gsmtap-logd -r), then the collector's work. */
+/* fuzz_offline_reader.c: libFuzzer harness: any file through the file input (gsmtap-logd -r): pcapread, decode, reassembly, then the collector's work. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "decode.h"
 #include "fuzz.h"
-#include "rx_capture.h"
+#include "input.h"
+
+struct input *in_file_open(const char *path, const struct input_config *cfg, char *err);
 
 struct reader {
 	struct streams *st;
@@ -20,7 +23,7 @@ static void deliver_cb(void *ctx, const struct rx_record *r)
 	rd->delivered++;
 }
 
-/* libpcap opens files by name: the input becomes one, in memory. */
+/* The input opens files by name: the fuzz input becomes one, in memory. */
 static int memfile(const uint8_t *data, size_t size, char path[32])
 {
 	int fd = memfd_create("fuzz-capture", MFD_CLOEXEC);
@@ -36,42 +39,46 @@ static int memfile(const uint8_t *data, size_t size, char path[32])
 	return fd;
 }
 
-/* Read the whole file as gsmtap-logd -r does; every frame ends up delivered or counted. */
+/* Read the whole file as gsmtap-logd -r does: every datagram is delivered or
+ * counted, and the input always ends. */
 static void read_file(const char *path, const char *filter)
 {
-	char errbuf[PCAP_ERRBUF_SIZE] = "";
-	struct rx_capture *c = rx_capture_open_file(path, filter, errbuf);
+	const struct input_config cfg = { .filter = filter };
+	char err[INPUT_ERR_MAX] = "";
+	struct input *in = in_file_open(path, &cfg, err);
 	struct reader rd = { 0 };
-	struct rx_capture_stats cs;
+	struct input_stats is;
 	struct stream_counts sc;
-	int rc;
+	int rc, reads = 0;
 
-	if (!c) {
-		FUZZ_CHECK(errbuf[0]);
+	if (!in) {
+		FUZZ_CHECK(err[0]);
 		return;
 	}
 	rd.st = streams_new(4);
 	FUZZ_CHECK(rd.st);
-	while ((rc = rx_capture_read(c, deliver_cb, &rd)) >= 0)
-		;
-	FUZZ_CHECK(rc == -1 || rc == -2);
-	rx_capture_stats(c, &cs);
+	while ((rc = in->ops->read(in, deliver_cb, &rd)) != INPUT_END) {
+		FUZZ_CHECK(rc >= 0);
+		FUZZ_CHECK(++reads < 100000);
+	}
+	in->ops->stats(in, &is);
 	streams_totals(rd.st, &sc);
-	FUZZ_CHECK(cs.frames == rd.delivered + cs.not_udp + cs.truncated);
-	FUZZ_CHECK(sc.received == rd.delivered && cs.kernel_drops == 0);
+	FUZZ_CHECK(is.delivered == rd.delivered && sc.received == rd.delivered && is.kernel_drops == 0);
+	if (is.failed)
+		FUZZ_CHECK(in->ops->error(in)[0]);
+	in->ops->close(in);
 	streams_free(rd.st);
-	rx_capture_close(c);
 }
 
-/* Both filters: the empty one lets every frame reach rx_frame.c; the daemon's
- * default is what -r runs with, and fails to compile on some link types. */
+/* Both filters: the empty one lets every frame reach frame.c; the daemon's
+ * default is what -r runs with, and does not apply to some link types. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[32];
 	int fd = memfile(data, size, path);
 
 	read_file(path, "");
-	read_file(path, RX_CAPTURE_FILTER);
+	read_file(path, DECODE_FILTER_DEFAULT);
 	close(fd);
 	return 0;
 }

@@ -218,28 +218,62 @@ def pcapng_file(dlt, frames, tsresol=9):
     return out
 
 
+def ipv4_fragments(payload, size, ident=7):
+    """payload's IPv4 UDP datagram cut into fragments of size bytes (a multiple of 8)."""
+    whole = ipv4_udp(payload)
+    body, out = whole[20:], []
+    for off in range(0, len(body), size):
+        piece = body[off:off + size]
+        more = 0x2000 if off + size < len(body) else 0
+        hdr = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(piece), ident, more | off // 8, 64, 17, 0,
+                          whole[12:16], whole[16:20])
+        out.append(hdr + piece)
+    return out
+
+
+def ipv6_fragments(payload, size, ident=7):
+    """payload's IPv6 UDP datagram cut into fragments of size bytes (a multiple of 8)."""
+    whole = ipv6_udp(payload)
+    body, out = whole[40:], []
+    for off in range(0, len(body), size):
+        piece = body[off:off + size]
+        more = 1 if off + size < len(body) else 0
+        frag = struct.pack('>BBHI', 17, 0, off | more, ident)
+        out.append(struct.pack('>IHBB', 6 << 28, 8 + len(piece), 44, 64) + whole[8:40] + frag + piece)
+    return out
+
+
+def framed(k, frames):
+    """fuzz_frame's input: the link-type index byte, then each frame after its 2-byte length."""
+    return bytes([k]) + b''.join(struct.pack('>H', len(f)) + f for f in frames)
+
+
 def frame_seeds(ref, edges):
-    """fuzz_rx_frame: the link-type index byte (see dlts[] there), then the frame."""
+    """fuzz_frame: the link-type index byte (see dlts[] there), then length-prefixed frames."""
     index = {DLT_EN10MB: 0, DLT_SLL: 1, DLT_SLL2: 2, DLT_NULL: 3, DLT_LOOP: 4, DLT_RAW: 5,
              DLT_IPV4: 6, DLT_IPV6: 7}
     seeds = {}
     for i, d in enumerate(ref[:16]):
-        seeds['ref-%03d-ether' % i] = bytes([0]) + ether(ipv4_udp(d))
+        seeds['ref-%03d-ether' % i] = framed(0, [ether(ipv4_udp(d))])
     for dlt, k in index.items():
         for fam, ip in (('v4', ipv4_udp(ref[0])), ('v6', ipv6_udp(ref[1]))):
             if (dlt, fam) in ((DLT_IPV4, 'v6'), (DLT_IPV6, 'v4')):
                 continue
-            seeds['dlt-%d-%s' % (dlt, fam)] = bytes([k]) + link(dlt, ip)
-    seeds['vlan-qinq'] = bytes([0]) + ether(ipv4_udp(ref[0]), vlans=((0x88a8, 1), (0x8100, 2)))
-    seeds['ipv4-fragment'] = bytes([5]) + ipv4_udp(ref[0], frag=0x2000)
-    seeds['ipv4-options'] = bytes([5]) + b'\x46' + ipv4_udp(ref[0])[1:20] + b'\x01\x01\x01\x00' + ipv4_udp(ref[0])[20:]
-    seeds['ipv4-tcp'] = bytes([5]) + ipv4_udp(ref[0], proto=6)
-    seeds['ipv4-cut'] = bytes([5]) + ipv4_udp(ref[0])[:40]
-    seeds['ether-padding'] = bytes([0]) + ether(ipv4_udp(b'')) + b'\0' * 18
-    seeds['unknown-link'] = bytes([8]) + ipv4_udp(ref[0])
+            seeds['dlt-%d-%s' % (dlt, fam)] = framed(k, [link(dlt, ip)])
+    seeds['vlan-qinq'] = framed(0, [ether(ipv4_udp(ref[0]), vlans=((0x88a8, 1), (0x8100, 2)))])
+    seeds['ipv4-fragment'] = framed(5, [ipv4_udp(ref[0], frag=0x2000)])
+    seeds['ipv4-fragments'] = framed(5, ipv4_fragments(ref[206], 1480))
+    seeds['ipv4-fragments-reversed'] = framed(5, ipv4_fragments(ref[206], 1480)[::-1])
+    seeds['ipv6-fragments'] = framed(5, ipv6_fragments(ref[206], 1448))
+    seeds['ether-ipv6-fragments'] = framed(0, [ether(f, 0x86dd) for f in ipv6_fragments(ref[206], 1448)])
+    seeds['ipv4-options'] = framed(5, [b'\x46' + ipv4_udp(ref[0])[1:20] + b'\x01\x01\x01\x00' + ipv4_udp(ref[0])[20:]])
+    seeds['ipv4-tcp'] = framed(5, [ipv4_udp(ref[0], proto=6)])
+    seeds['ipv4-cut'] = framed(5, [ipv4_udp(ref[0])[:40]])
+    seeds['ether-padding'] = framed(0, [ether(ipv4_udp(b'')) + b'\0' * 18])
+    seeds['unknown-link'] = framed(8, [ipv4_udp(ref[0])])
     for n, d in edges.items():
         if len(d) < 9000:
-            seeds['edge-' + n] = bytes([5]) + ipv4_udp(d)
+            seeds['edge-' + n] = framed(5, [ipv4_udp(d)])
     return seeds
 
 
@@ -261,6 +295,7 @@ def offline_seeds(ref, edges):
         'two-sections.pcapng': pcapng_file(DLT_IPV4, v4) + pcapng_file(DLT_IPV6, v6),
         'malformed.pcapng': pcapng_file(DLT_EN10MB, [link(DLT_EN10MB, f) for f in odd]),
         'truncated.pcap': pcap_file(DLT_RAW, v4)[:-7],
+        'fragments.pcapng': pcapng_file(DLT_RAW, ipv4_fragments(ref[206], 1480) + ipv6_fragments(ref[206], 1448)),
     }
     return seeds
 
@@ -274,7 +309,7 @@ def main():
     write_dir('fuzz_wire_decode', wire)
     write_dir('fuzz_text_format', {n: text_header(i) + d for i, (n, d) in enumerate(wire.items())})
     write_dir('fuzz_pcapng_epb', pcapng_seeds(ref))
-    write_dir('fuzz_rx_frame', frame_seeds(ref, edges))
+    write_dir('fuzz_frame', frame_seeds(ref, edges))
     write_dir('fuzz_offline_reader', offline_seeds(ref, edges))
 
 

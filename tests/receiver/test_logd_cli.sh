@@ -25,7 +25,7 @@ is $? 1 "a port already bound: exit 1"
 grep -q "Address already in use" "$T/busy.err" && grep -q "log gsmtap" "$T/busy.err" && grep -q -- "-i lo" "$T/busy.err"
 ok $? "the error names the likely cause (log gsmtap sink) and the remedies"
 "$LOGD" -l "bad[addr" --text "$T/x.log" 2>"$T/addr.err"
-is $? 1 "an unusable listen address: exit 1"
+is $? 2 "an unusable listen address is a usage error: exit 2"
 
 # Defaults: no flags at all write both outputs under ./gsmtap-logs/ and listen on [::]:4729.
 mkdir "$T/cwd" && cd "$T/cwd" || bail "cd"

@@ -27,7 +27,7 @@ is "$(summary lost)" 0 "summary: lost=0 (libosmocore sends no sequence)"
 is "$(summary dropped)" 0 "summary: dropped=0"
 is "$(summary malformed)" 0 "summary: malformed=0"
 is "$(summary streams)" 1 "summary: one stream"
-is "$(wc -l <"$T/out.log")" $want "text: one line per datagram"
+is "$(wc -l <"$T/out.log")" $((want - 2)) "text: one line per line the program logged (LOGPC and a missing newline join 4 datagrams into 2 lines)"
 is "$(packets "$T/out.pcapng")" $want "pcapng: capinfos counts $want packets"
 capinfos "$T/out.pcapng" >/dev/null 2>"$T/capinfos.err"
 ok $? "capinfos reads our pcapng without error: $(head -c 200 "$T/capinfos.err")"
@@ -40,18 +40,14 @@ for i in $(seq 0 49); do
 	grep -q -- "$pat" "$T/out.log" || { bad=$((bad + 1)); echo "# missing: $pat"; }
 done
 is $bad 0 "text: all 50 numbered lines with ident, pid, subsys, level, file:line, sender time"
-grep -q ' RSL NOTICE osmo-sender.c:[0-9]* [-0-9T:.]*Z continued: $' "$T/out.log"
-ok $? "text: the LOGP fragment keeps its trailing space"
-grep -q ' RSL NOTICE osmo-sender.c:[0-9]* [-0-9T:.]*Z part two$' "$T/out.log"
-ok $? "text: the LOGPC continuation is a line of its own"
-grep -q ' ERROR osmo-sender.c:[0-9]* [-0-9T:.]*Z no newline at end$' "$T/out.log"
-ok $? "text: a line without newline"
-grep -q 'Z utf-8: Größe$' "$T/out.log"
-ok $? "text: UTF-8 stays readable"
+grep -q ' RSL NOTICE osmo-sender.c:[0-9]* [-0-9T:.]*Z continued: part two$' "$T/out.log"
+ok $? "text: a LOGP and its LOGPC continuation are one line, as the program logged it"
+grep -q ' ERROR osmo-sender.c:[0-9]* [-0-9T:.]*Z no newline at endutf-8: Größe$' "$T/out.log"
+ok $? "text: a line without newline runs on into the next, as in the program's own log; UTF-8 stays readable"
 grep -qF 'Z control: bell\x07 esc\x1b[31mred\x1b[0m tab\x09here cr\x0dend' "$T/out.log"
 ok $? "text: control characters are escaped as \\xNN"
-long=$(grep -o 'Z long: L*$' "$T/out.log" | wc -c)
-is "$long" $((8 + 4089 + 1)) "text: the line libosmocore cut at 4096 bytes keeps 4089 L, its NUL removed"
+long=$(grep -o 'Z long: L* \\\[truncated\]$' "$T/out.log" | wc -c)
+is "$long" $((8 + 4089 + 13 + 1)) "text: the line libosmocore cut at 4096 bytes keeps 4089 L, its NUL removed, and ends in the mark \\[truncated]"
 is "$(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]' "$T/out.log")" 0 "text: no raw control byte anywhere"
 
 # The built-in dissector sees the same fields in our file as in dumpcap's.

@@ -69,7 +69,7 @@ static int batch(struct ring *r)
 
 static void report(const char *what, const struct ring *r, int resumed)
 {
-	struct ring_stats st;
+	struct output_stats st;
 
 	ring_stats(r, &st);
 	printf("%s attempted=%u written=%llu lost=%llu episodes=%llu failing=%d error=%s "
@@ -83,7 +83,7 @@ static void report(const char *what, const struct ring *r, int resumed)
 
 int main(int argc, char **argv)
 {
-	const struct ring_format fmt = { .header_cb = header_cb };
+	const struct framing fmt = { .header_cb = header_cb };
 	struct ring_opts o = { .mode = 0640 };
 	struct ring *r;
 	int resumed = 0;

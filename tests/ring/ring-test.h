@@ -24,6 +24,7 @@ struct frames {
 	size_t hdr_width;	/* bytes per header, '\n' included */
 	size_t end_width;	/* bytes per trailer; 0 = no trailer */
 	int headers, trailers;
+	uint64_t last_records;	/* what the last trailer was told the file holds */
 };
 
 static inline size_t frame_fill(uint8_t *buf, size_t room, size_t width, const char *tag, int n)
@@ -46,10 +47,11 @@ static inline size_t header_cb(void *ctx, uint8_t *buf, size_t room)
 	return frame_fill(buf, room, f->hdr_width, "hdr", ++f->headers);
 }
 
-static inline size_t trailer_cb(void *ctx, uint8_t *buf, size_t room)
+static inline size_t trailer_cb(void *ctx, uint8_t *buf, size_t room, uint64_t records)
 {
 	struct frames *f = ctx;
 
+	f->last_records = records;
 	return frame_fill(buf, room, f->end_width, "end", ++f->trailers);
 }
 
@@ -74,13 +76,34 @@ static inline void expect_str(struct expect *e, const char *s)
 	}
 }
 
-static inline struct ring_format frames_format(struct frames *f)
+static inline struct framing frames_format(struct frames *f)
 {
-	return (struct ring_format){
+	return (struct framing){
 		.header_cb = header_cb,
 		.trailer_cb = f->end_width ? trailer_cb : NULL,
 		.ctx = f,
 	};
+}
+
+/* The ring opens names in a directory: "SUB/NAME" is NAME in the directory
+ * SUB under dfd, created here; \returns an fd on SUB, and NAME in *name. */
+static inline int subdir(int dfd, const char *path, const char **name)
+{
+	const char *slash = strchr(path, '/');
+	char sub[256];
+	int fd;
+
+	if (!slash) {
+		*name = path;
+		return dfd;
+	}
+	snprintf(sub, sizeof(sub), "%.*s", (int)(slash - path), path);
+	mkdirat(dfd, sub, 0750);
+	fd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		BAIL_OUT("cannot open %s: %s", sub, strerror(errno));
+	*name = slash + 1;
+	return fd;
 }
 
 /* A fresh directory under $TMPDIR or /tmp; returns an fd on it, its path in dir. */

@@ -47,11 +47,12 @@ static int write_records(struct ring *r, unsigned int first, unsigned int count,
 static struct ring *open_ring(const char *path, uint64_t filesize, unsigned int duration,
 			      unsigned int files, struct frames *f)
 {
+	const char *name;
 	const struct ring_opts o = {
-		.dirfd = dfd, .path = path, .filesize = filesize,
+		.dirfd = subdir(dfd, path, &name), .path = name, .filesize = filesize,
 		.duration = duration, .files = files, .mode = 0640,
 	};
-	const struct ring_format fmt = frames_format(f);
+	const struct framing fmt = frames_format(f);
 	struct ring *r = ring_open(&o, &fmt, T0);
 
 	if (!r)
@@ -122,10 +123,10 @@ static void filesize_splits_records(void)
 	struct frames f = { .hdr_width = HDR };
 	struct ring *r = open_ring("a/out.pcapng", FILESIZE, 0, 0, &f);
 	const uint64_t want[] = { 920, 920, 920, 320 };
-	struct ring_stats st;
+	struct output_stats st;
 	struct listing l;
 
-	ok(strcmp(ring_current(r), "a/out_00001_20251129230102.pcapng") == 0,
+	ok(strcmp(ring_current(r), "out_00001_20251129230102.pcapng") == 0,
 	   "first name: prefix_00001_YYYYmmddHHMMSS.ext in local time");
 	is_int(ring_room(r), FILESIZE - HDR, "room after open counts the header");
 	write_records(r, 0, PER_FILE, 1, T0);
@@ -185,7 +186,7 @@ static void files_keeps_the_newest(void)
 {
 	static const char decoy[] = "c/out_00001_19700101000000.pcapng";
 	struct frames f = { .hdr_width = HDR };
-	struct ring_stats st;
+	struct output_stats st;
 	struct listing l;
 	struct ring *r;
 	size_t len;
@@ -260,9 +261,9 @@ static void duration_rotates_at_write_and_tick(void)
 static void names_split_like_dumpcap(void)
 {
 	static const struct { const char *path, *first; } cases[] = {
-		{ "e.d/noext", "e.d/noext_00001_20251129230102" },
-		{ "e.d/.hidden", "e.d/.hidden_00001_20251129230102" },
-		{ "e.d/two.dots.txt", "e.d/two.dots_00001_20251129230102.txt" },
+		{ "e.d/noext", "noext_00001_20251129230102" },
+		{ "e.d/.hidden", ".hidden_00001_20251129230102" },
+		{ "e.d/two.dots.txt", "two.dots_00001_20251129230102.txt" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

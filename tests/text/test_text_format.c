@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "tap.h"
+#include "addr.h"
 #include "text.h"
 
 #define S(lit) ((struct wire_str){ lit, sizeof(lit) - 1 })
@@ -82,15 +83,15 @@ static void addresses(void)
 	char buf[64];
 
 	((struct sockaddr_in6 *)&r.src)->sin6_scope_id = 2;
-	is_mem(buf, text_addr(buf, sizeof(buf), sa), "[fe80::1%2]:4729",
+	is_mem(buf, addr_format(buf, sizeof(buf), sa), "[fe80::1%2]:4729",
 	       "a link-local source shows its scope, which tells two such senders apart");
 	r = from("192.0.2.1", 65535);
-	is_int(text_addr(buf, sizeof(buf), sa), 15, "text_addr returns the length of 192.0.2.1:65535");
+	is_int(addr_format(buf, sizeof(buf), sa), 15, "addr_format returns the length of 192.0.2.1:65535");
 	ok(!strcmp(buf, "192.0.2.1:65535"), "and NUL-terminates it");
-	is_int(text_addr(buf, 15, sa), 0, "no room for the NUL returns 0");
+	is_int(addr_format(buf, 15, sa), 0, "no room for the NUL returns 0");
 	ok(buf[0] == '\0', "and leaves an empty string");
 	r.src.ss_family = AF_UNIX;
-	is_mem(buf, text_addr(buf, sizeof(buf), sa), "-", "an address of another family is -");
+	is_mem(buf, addr_format(buf, sizeof(buf), sa), "-", "an address of another family is -");
 }
 
 static void message_endings(void)

@@ -8,7 +8,9 @@
  * become exactly one text line, `malformed` ones are counted as such, `other`
  * ones are well-formed GSMTAP of another type; the pcapng keeps all of them.
  * The expectations are written here by hand from FACTS.md's layout, not taken
- * from the decoder under test.
+ * from the decoder under test.  Every datagram is numbered, as libgsmtaplog
+ * numbers its lines, because a numbered sender's datagram is always one whole
+ * line; joining libosmocore's unnumbered LOGPC pieces has tests of its own.
  */
 #include <arpa/inet.h>
 #include <err.h>
@@ -36,7 +38,10 @@ static unsigned long counts[EXPECT_KINDS], sent;
 
 static struct wire_log default_log(void)
 {
+	static uint32_t numbered;
+
 	return (struct wire_log){
+		.seq = ++numbered,
 		.sec = 1700000000, .usec = 1, .pid = 42, .line = 7, .level = WIRE_LEVEL_INFO,
 		.ident = { "hostile", 7 }, .subsys = { "TEST", 4 }, .file = { "hostile.c", 9 },
 	};

@@ -1,8 +1,9 @@
-/* test_wire_reference.c: every datagram of the real libosmocore 1.7 capture, read with libpcap, decodes to its known fields. */
+/* test_wire_reference.c: every datagram of the real libosmocore 1.7 capture, read with the daemon's file input, decodes to its known fields. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdlib.h>
 
-#include "rx_capture.h"
+#include "decode.h"
+#include "input.h"
 #include "tap.h"
 #include "wire.h"
 
@@ -70,19 +71,20 @@ int main(void)
 {
 	const char *path = getenv("REFERENCE_CAPTURE");
 	static struct tally t;
-	char errbuf[PCAP_ERRBUF_SIZE];
-	struct rx_capture *c;
+	const struct input_config cfg = { .filter = DECODE_FILTER_DEFAULT };
+	char err[INPUT_ERR_MAX];
+	struct input *in;
 
 	if (!path)
 		BAIL_OUT("REFERENCE_CAPTURE is not set");
-	c = rx_capture_open_file(path, RX_CAPTURE_FILTER, errbuf);
-	if (!c)
-		BAIL_OUT("cannot read the reference capture: %s", errbuf);
-	while (rx_capture_read(c, datagram_cb, &t) != -1)
+	in = input_open("file", path, &cfg, err);
+	if (!in)
+		BAIL_OUT("cannot read the reference capture: %s", err);
+	while (in->ops->read(in, datagram_cb, &t) != INPUT_END)
 		;
-	rx_capture_close(c);
+	in->ops->close(in);
 
-	is_int(t.datagrams, 208, "208 datagrams read with libpcap");
+	is_int(t.datagrams, 208, "208 datagrams read with the daemon's file input");
 	is_int(t.bad_verdict, 0, "every one decodes as a GSMTAP log datagram");
 	is_int(t.bad_ident, 0, "ident is OsmoBTS in all");
 	is_int(t.bad_file, 0, "file is osmo_real_sender.c in all");

@@ -1,0 +1,198 @@
+/* collector.c: the core every input feeds: decode, account per stream, fan out to the outputs; it owns the counts. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "input.h"
+#include "output.h"
+
+struct collector {
+	const struct access *access;
+	struct streams *streams;
+	const struct names *names;
+	struct input *inputs[COLLECTOR_INPUTS_MAX];
+	struct output *outputs[COLLECTOR_OUTPUTS_MAX];
+	size_t n_inputs, n_outputs;
+	uint64_t received, denied, rate_limited;
+	time_t now;
+};
+
+struct collector *collector_new(size_t max_streams, const struct access *access)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->access = access;
+	c->now = time(NULL);
+	c->streams = streams_new(max_streams);
+	if (!c->streams) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int collector_add_input(struct collector *c, struct input *in)
+{
+	if (c->n_inputs == COLLECTOR_INPUTS_MAX)
+		return -ENOSPC;
+	c->inputs[c->n_inputs++] = in;
+	return 0;
+}
+
+int collector_add_output(struct collector *c, struct output *o)
+{
+	if (c->n_outputs == COLLECTOR_OUTPUTS_MAX)
+		return -ENOSPC;
+	c->outputs[c->n_outputs++] = o;
+	return 0;
+}
+
+struct input *collector_input(const struct collector *c, size_t i)
+{
+	return i < c->n_inputs ? c->inputs[i] : NULL;
+}
+
+struct output *collector_output(const struct collector *c, size_t i)
+{
+	return i < c->n_outputs ? c->outputs[i] : NULL;
+}
+
+void collector_set_names(struct collector *c, const struct names *names)
+{
+	c->names = names;
+}
+
+void collector_take_cb(void *ctx, const struct rx_record *r)
+{
+	struct collector *c = ctx;
+	const struct sockaddr *src = (const struct sockaddr *)&r->src;
+	struct wire_log log;
+	enum wire_verdict v;
+	struct stream *s;
+
+	c->received++;
+	if (!access_allowed(c->access, src)) {
+		c->denied++;
+		return;
+	}
+	v = wire_decode(r->data, r->len, &log);
+	s = streams_account(c->streams, src, v, &log, &r->rx_time);
+	if (!access_within_rate(c->access, &s->rate_tat, &r->rx_time)) {
+		s->rate_limited++;
+		c->rate_limited++;
+		return;
+	}
+	for (size_t i = 0; i < c->n_outputs; i++)
+		c->outputs[i]->ops->add(c->outputs[i], r, v, &log, c->now);
+}
+
+void collector_refresh(struct collector *c)
+{
+	for (size_t i = 0; i < c->n_inputs; i++)
+		if (c->inputs[i]->ops->refresh)
+			c->inputs[i]->ops->refresh(c->inputs[i]);
+}
+
+void collector_flush(struct collector *c)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	c->now = now.tv_sec;
+	for (size_t i = 0; i < c->n_outputs; i++)
+		c->outputs[i]->ops->flush(c->outputs[i], &now);
+}
+
+int collector_reopen(struct collector *c)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		int rc = c->outputs[i]->ops->reopen(c->outputs[i], c->now);
+
+		if (rc && !first)
+			first = rc;
+	}
+	return first;
+}
+
+void collector_counts(const struct collector *c, struct collector_counts *out)
+{
+	*out = (struct collector_counts){
+		.received = c->received,
+		.denied = c->denied,
+		.rate_limited = c->rate_limited,
+		.streams_held = streams_count(c->streams),
+		.streams_evicted = streams_evicted(c->streams),
+	};
+	streams_totals(c->streams, &out->streams);
+	for (size_t i = 0; i < c->n_inputs; i++) {
+		struct input_stats st;
+
+		c->inputs[i]->ops->stats(c->inputs[i], &st);
+		out->kernel_drops += st.kernel_drops;
+		out->input_lost += st.lost;
+	}
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		struct output_stats st;
+
+		c->outputs[i]->ops->stats(c->outputs[i], &st);
+		out->unwritten += st.lost;
+		if (i == 0)
+			out->written = st.written;
+	}
+}
+
+time_t collector_now(const struct collector *c)
+{
+	return c->now;
+}
+
+void collector_foreach_stream(const struct collector *c, void (*cb)(const struct stream *s, void *arg), void *arg)
+{
+	streams_foreach(c->streams, cb, arg);
+}
+
+struct named {
+	const struct names *names;
+	size_t left;
+	void (*cb)(const struct sockaddr *addr, const char *name, void *arg);
+	void *arg;
+};
+
+static void named_stream_cb(const struct stream *s, void *arg)
+{
+	struct named *n = arg;
+	const char *name = n->left ? names_lookup(n->names, (const struct sockaddr *)&s->addr) : NULL;
+
+	if (name) {
+		n->cb((const struct sockaddr *)&s->addr, name, n->arg);
+		n->left--;
+	}
+}
+
+void collector_foreach_named(const struct collector *c, size_t max,
+			     void (*cb)(const struct sockaddr *addr, const char *name, void *arg), void *arg)
+{
+	struct named n = { c->names, max, cb, arg };
+
+	if (c->names && max)
+		streams_foreach(c->streams, named_stream_cb, &n);
+}
+
+void collector_free(struct collector *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_outputs; i++)
+		c->outputs[i]->ops->close(c->outputs[i], c->now);
+	for (size_t i = 0; i < c->n_inputs; i++)
+		c->inputs[i]->ops->close(c->inputs[i]);
+	streams_free(c->streams);
+	free(c);
+}

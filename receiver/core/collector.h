@@ -1,0 +1,89 @@
+/* collector.h: the core every input feeds: decode, account per stream, fan out to the outputs; it owns the counts. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "access.h"
+#include "names.h"
+#include "record.h"
+#include "streams.h"
+
+#define COLLECTOR_INPUTS_MAX	16
+#define COLLECTOR_OUTPUTS_MAX	8
+
+struct input;
+struct output;
+struct collector;
+
+/*! The collector's figures, summed over its inputs, outputs and streams. */
+struct collector_counts {
+	uint64_t received;	/*!< datagrams the inputs delivered */
+	uint64_t written;	/*!< kept by the main output (the first one added) */
+	uint64_t unwritten;	/*!< records the outputs could not keep (disk full, a stalled pipe) */
+	uint64_t kernel_drops;	/*!< dropped by the kernel before an input could read them */
+	uint64_t input_lost;	/*!< datagrams an input saw but could not deliver (incomplete fragments) */
+	uint64_t denied;	/*!< from outside the --allow networks */
+	uint64_t rate_limited;	/*!< over a sender's --rate-limit */
+	struct stream_counts streams;	/*!< lost, reordered, malformed, ... over all streams */
+	size_t streams_held;	/*!< streams in the table now */
+	uint64_t streams_evicted;	/*!< streams pushed out to make room */
+};
+
+/*! Everything the collector did not keep, for the summary's dropped=. */
+static inline uint64_t collector_dropped(const struct collector_counts *c)
+{
+	return c->kernel_drops + c->input_lost + c->unwritten + c->denied + c->rate_limited;
+}
+
+/*! An empty collector with room for \a max_streams senders, recording what \a access
+ *  allows (kept by pointer; it must outlive the collector).  \returns NULL with errno */
+struct collector *collector_new(size_t max_streams, const struct access *access);
+
+/*! Hand an opened input or output to the collector, which closes it.  Outputs get
+ *  every record in the order they were added; the first is the main one.
+ *  \returns 0, or -ENOSPC past COLLECTOR_INPUTS_MAX / COLLECTOR_OUTPUTS_MAX (the
+ *  caller still owns it then) */
+int collector_add_input(struct collector *c, struct input *in);
+int collector_add_output(struct collector *c, struct output *o);
+
+/*! The i-th input or output, or NULL past the last. */
+struct input *collector_input(const struct collector *c, size_t i);
+struct output *collector_output(const struct collector *c, size_t i);
+
+/*! Use \a names (the caller's, or NULL) to name senders for the outputs. */
+void collector_set_names(struct collector *c, const struct names *names);
+
+/*! rx_deliver_cb for every input: \a ctx is the collector.  A sender outside the
+ *  allowed networks is counted as denied and gets no stream state, so that it
+ *  cannot push allowed senders out of the table; a datagram over its sender's rate
+ *  is accounted in its stream (its sequence number arrived) but not written. */
+void collector_take_cb(void *ctx, const struct rx_record *r);
+
+/*! Start of a loop turn: bring the inputs' counters (kernel drops) up to date. */
+void collector_refresh(struct collector *c);
+
+/*! End of a loop turn: the outputs write their batches, rotate on time, retry. */
+void collector_flush(struct collector *c);
+
+/*! SIGHUP: every output finishes its file and opens it again.  \returns 0, or the first -errno */
+int collector_reopen(struct collector *c);
+
+void collector_counts(const struct collector *c, struct collector_counts *out);
+
+/*! The wall clock second of the current loop turn. */
+time_t collector_now(const struct collector *c);
+
+/*! Call \a cb with each stream held, in order of first appearance. */
+void collector_foreach_stream(const struct collector *c, void (*cb)(const struct stream *s, void *arg), void *arg);
+
+/*! Call \a cb with each held sender that the names know, at most \a max of them:
+ *  what a pcapng name block lists. */
+void collector_foreach_named(const struct collector *c, size_t max,
+			     void (*cb)(const struct sockaddr *addr, const char *name, void *arg), void *arg);
+
+/*! Close every output (pcapng trailers carry the final counts), then every input, and free. */
+void collector_free(struct collector *c);

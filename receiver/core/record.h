@@ -1,0 +1,29 @@
+/* record.h: one received datagram: the only thing inputs hand to outputs. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+
+/*! One UDP datagram with where and when it arrived.  Sockets, live capture and
+ *  offline files each fill records their own way; every output consumes them
+ *  the same way. */
+struct rx_record {
+	struct timespec rx_time;	/*!< kernel receive time (UTC), or the capture's timestamp */
+	struct sockaddr_storage src;	/*!< sender; AF_INET or AF_INET6, never v4-mapped */
+	struct sockaddr_storage dst;	/*!< the address and port it was sent to; the same family as src */
+	const uint8_t *data;		/*!< UDP payload; valid until the input's next batch */
+	size_t len;			/*!< bytes at data */
+};
+
+/*! A receive time in nanoseconds since the epoch, as pcapng and rate limits count it. */
+static inline uint64_t rx_time_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/*! How an input hands over each datagram; the record is valid only during the call. */
+typedef void (*rx_deliver_cb)(void *ctx, const struct rx_record *r);

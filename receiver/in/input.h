@@ -1,0 +1,67 @@
+/* input.h: what every input is to the collector: a descriptor to wait on, a read that delivers records, counters. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+/* Room for an input's name and for the reason it could not be opened. */
+#define INPUT_NAME_MAX	256
+#define INPUT_ERR_MAX	512
+
+/* What read() returns once a file has been read to its end. */
+#define INPUT_END	(-1000)
+
+/*! What an input knows it lost, and how much it delivered. */
+struct input_stats {
+	uint64_t delivered;	/*!< datagrams handed to the collector */
+	uint64_t kernel_drops;	/*!< dropped by the kernel before they could be read */
+	uint64_t lost;		/*!< seen, but not deliverable: fragments never completed */
+	bool failed;		/*!< it ended on an error: a cut or corrupt file, a vanished interface */
+};
+
+struct input;
+
+/*! One kind of input.  Implementations embed struct input as their first member. */
+struct input_ops {
+	const char *kind;	/*!< "socket", "capture", "file" */
+	/*! Deliver what is waiting, at most one batch, to \a cb.  Never blocks.
+	 *  \returns datagrams delivered (0: nothing waiting), INPUT_END after the last
+	 *  record of a file, or -errno on an error the loop reports and survives */
+	int (*read)(struct input *in, rx_deliver_cb cb, void *ctx);
+	/*! Sample counters the kernel keeps (drops after the last datagram); may be NULL. */
+	void (*refresh)(struct input *in);
+	void (*stats)(const struct input *in, struct input_stats *out);
+	/*! What it does, for the start-up line: "listening on [::]:4729 (receive buffer N bytes)". */
+	void (*describe)(const struct input *in, char *buf, size_t room);
+	/*! Its own figures for the summary line, " key=value" each. */
+	void (*figures)(const struct input *in, char *buf, size_t room);
+	/*! Why the last read failed, in words (the loop prints it once per failure). */
+	const char *(*error)(const struct input *in);
+	/*! No more reads will come (the daemon stops): count what is still pending,
+	 *  such as fragments of unfinished datagrams, as lost.  May be NULL. */
+	void (*finish)(struct input *in);
+	void (*close)(struct input *in);
+};
+
+/*! The part every input shares. */
+struct input {
+	const struct input_ops *ops;
+	int fd;			/*!< to wait on for data; -1: always ready (a regular file) */
+	bool live;		/*!< datagrams keep arriving: drain on exit, pause between turns */
+	char name[INPUT_NAME_MAX];	/*!< e.g. "[::]:4729", "lo", "old.pcapng" */
+};
+
+/*! How the command line configures an input. */
+struct input_config {
+	int buffer;		/*!< -B in bytes: socket receive buffer or capture ring */
+	const char *filter;	/*!< -f: BPF for capture and file inputs */
+};
+
+/*! Open an input of \a kind ("socket", "capture", "file") on \a arg (ADDR[:PORT], an
+ *  interface, a file name or "-").  \returns NULL with the reason in \a err
+ *  (INPUT_ERR_MAX bytes) and errno set */
+struct input *input_open(const char *kind, const char *arg, const struct input_config *cfg, char *err);

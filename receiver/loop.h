@@ -1,0 +1,38 @@
+/* loop.h: the event loop: wait on the inputs with signals let in, read them in bounded batches, drain at the end. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "collector.h"
+
+/* What a turn saw, for the daemon to act on. */
+#define LOOP_HUP	1u	/*!< SIGHUP: reopen the files, reread the names */
+#define LOOP_USR1	2u	/*!< SIGUSR1: print the summary */
+#define LOOP_TERM	4u	/*!< SIGTERM or SIGINT: stop */
+#define LOOP_ENDED	8u	/*!< every input has ended (files read to their end) */
+
+/* The final drain reads what the kernel already held, for at most this long, so
+ * that a flood that never lets the sockets run empty cannot keep the daemon
+ * from stopping. */
+#define LOOP_DRAIN_NS	1000000000ull
+
+struct loop;
+
+/*! Take over SIGTERM, SIGINT, SIGHUP and SIGUSR1 (their handlers only set flags;
+ *  they are let in only while the loop waits, so none is missed) and ignore
+ *  SIGPIPE.  First thing at start, so that a SIGHUP from logrotate during
+ *  start-up is not fatal.  \returns 0 or -errno */
+int loop_take_signals(void);
+
+/*! A loop over the collector's inputs.  \returns NULL with errno */
+struct loop *loop_new(struct collector *c);
+
+/*! One turn: wait for an input (up to half a second, so that time-based rotation
+ *  and retries run while idle), read each ready one for up to a bounded number of
+ *  batches, and let the outputs write.  \returns LOOP_* flags */
+unsigned int loop_turn(struct loop *l);
+
+/*! Stopping: read what the live inputs already hold, for up to LOOP_DRAIN_NS, then
+ *  tell every input no more reads will come, and let the outputs write. */
+void loop_drain(struct loop *l);
+
+void loop_free(struct loop *l);

@@ -1,0 +1,96 @@
+/* output.h: what every output is to the collector: it takes records, writes at the end of each turn, reopens, counts. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "record.h"
+#include "wire.h"
+
+struct collector;
+
+/*! What an output kept and what it could not. */
+struct output_stats {
+	uint64_t written;	/*!< records kept */
+	uint64_t lost;		/*!< records that could not be kept (counted, never silent) */
+	uint64_t files;		/*!< files opened; 0 for standard output */
+	uint64_t bytes;		/*!< bytes written */
+	uint64_t episodes;	/*!< times writing started failing (disk full, I/O error, a stalled reader) */
+	bool failing;		/*!< records are being lost right now */
+	bool gone;		/*!< the destination is gone for good (the reader of a pipe left) */
+	int last_error;		/*!< errno of the last failure */
+};
+
+struct output;
+
+/*! One kind of output.  Implementations embed struct output as their first member. */
+struct output_ops {
+	/*! One datagram; \a verdict and \a log come from wire_decode().  Never blocks. */
+	void (*add)(struct output *o, const struct rx_record *r, enum wire_verdict verdict,
+		    const struct wire_log *log, time_t now);
+	/*! End of a loop turn: write what is buffered, rotate on time, retry a failed open. */
+	void (*flush)(struct output *o, const struct timespec *now);
+	/*! SIGHUP: finish the file and open it again.  \returns 0 or -errno */
+	int (*reopen)(struct output *o, time_t now);
+	void (*stats)(const struct output *o, struct output_stats *out);
+	/*! The current file's name in its directory, or "-" for standard output. */
+	const char *(*file)(const struct output *o);
+	/*! Write what is left and the file's trailer, then free. */
+	void (*close)(struct output *o, time_t now);
+};
+
+/*! The part every output shares. */
+struct output {
+	const struct output_ops *ops;
+	const char *kind;	/*!< "pcapng", "text", ... */
+	char *dir;		/*!< its directory as given, for messages; NULL for standard output */
+	int dirfd;		/*!< that directory, opened before privileges were dropped; -1 for none */
+};
+
+/*! Where files go and when they rotate: dumpcap's -b semantics. */
+struct output_rotation {
+	uint64_t filesize;	/*!< -b filesize: bytes (kB * 1000); 0 = no limit */
+	unsigned int duration;	/*!< -b duration: seconds; 0 = no limit */
+	unsigned int files;	/*!< -b files: keep at most this many; 0 = keep all */
+};
+
+/*! An output the command line asks for, from its request to its opening. */
+struct output_request {
+	const char *kind;	/*!< "pcapng", "text", "count" */
+	const char *path;	/*!< file path, "-" for standard output, NULL for none (count) */
+	bool colour;		/*!< text: ANSI colours by level (standard output on a terminal) */
+	/* filled by output_prepare(), taken over by output_open() */
+	char *dir;		/*!< the directory part of path */
+	const char *base;	/*!< the file name part of path */
+	int dirfd;
+};
+
+struct dirs_owner;
+
+/*! Whether the request is for standard output ("-"). */
+bool output_to_stdout(const struct output_request *req);
+
+/*! Before privileges are dropped: open the directory of request->path, creating it as
+ *  dirs_open() does (handed to \a owner).  Nothing for standard output.
+ *  \returns 0, or -errno with the reason in \a err (DIRS_ERR_MAX bytes) */
+int output_prepare(struct output_request *req, const struct dirs_owner *owner, char *err);
+
+/*! Open an output of request->kind after output_prepare() (and after privileges were
+ *  dropped, so that its files belong to the new user).  It takes over request->dir
+ *  and request->dirfd.  \a c is read for the counts and names a file's trailer reports.
+ *  \returns NULL with errno */
+struct output *output_open(struct output_request *request, const struct output_rotation *rotation,
+			   const struct collector *c, time_t now);
+
+/*! Why output_open() failed with \a err, in words an operator can act on. */
+const char *output_open_error(int err);
+
+/*! "DIR/FILE" of the output's current file, or "-". */
+const char *output_path(const struct output *o, char *buf, size_t room);
+
+/*! Release what struct output holds; for the implementations' close(). */
+void output_release(struct output *o);

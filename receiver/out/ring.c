@@ -1,0 +1,394 @@
+/* ring.c: the output file ring: open, rotate, reopen and delete output files, and survive full disks. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>		/* snprintf only: the ring writes through fds and never prints */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ring.h"
+
+/*
+ * Files are always opened O_APPEND and never truncated: a name that already
+ * exists (a restart, or -b numbers meeting an old file in the same second)
+ * gets a new header after its old content.  For pcapng that is a new
+ * section, which is valid pcapng; for text it is what syslog users expect.
+ * dumpcap truncates instead, which would destroy a log.
+ *
+ * Writing is "one write() per batch, or nothing": a failed or short write is
+ * cut back with ftruncate() to the size before it, so a reader never meets a
+ * torn block followed by more data.  `failing` means "records are being lost
+ * right now"; only a written batch of records ends an episode.
+ */
+
+#define RING_NUM_MOD	100000		/* dumpcap's RINGBUFFER_MAX_NUM_FILES: 5 digits */
+#define RING_TIME_LEN	14		/* YYYYmmddHHMMSS */
+
+struct ring {
+	struct ring_opts opts;		/*!< opts.path points at path below */
+	struct framing fmt;
+	bool numbered;			/*!< any -b option: PREFIX_NNNNN_TIME.EXT names */
+	size_t prefix_len;		/*!< path up to the extension's '.' */
+	size_t stride;			/*!< bytes per name buffer, NUL included */
+	char *path;			/*!< our copy of opts->path */
+	char *cur;			/*!< the file being written, or the last one tried */
+	char *names;			/*!< files:N: the N newest names, slot = count % N */
+	unsigned int count;		/*!< numbered files created so far */
+
+	int fd;				/*!< -1 while no file is open */
+	uint64_t size;			/*!< bytes in the current file */
+	time_t opened;			/*!< `now` when the current file was opened */
+	uint64_t file_records;		/*!< records in the current file */
+	bool hdr_pending;		/*!< frame[0..hdr_len) is still to be written */
+	size_t hdr_len;
+
+	struct output_stats st;
+	uint8_t frame[FRAMING_MAX];	/*!< the header, or a trailer being written */
+};
+
+/* Last '.' of the last path component, as dumpcap splits prefix and suffix. */
+static size_t ext_offset(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *dot = strrchr(base, '.');
+
+	/* a leading dot names a hidden file, not an extension */
+	return dot && dot > base ? (size_t)(dot - path) : strlen(path);
+}
+
+/* dumpcap's timestamp: local time (ringbuffer.c calls localtime()), so that
+ * names match what operators already get from dumpcap on the same box. */
+static void format_time(char *out, time_t now)
+{
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm) ||
+	    strftime(out, RING_TIME_LEN + 1, "%Y%m%d%H%M%S", &tm) != RING_TIME_LEN)
+		memcpy(out, "19691231235959", RING_TIME_LEN + 1);
+}
+
+/* Put the next numbered name into r->cur. */
+static void make_name(struct ring *r, time_t now)
+{
+	char ts[RING_TIME_LEN + 1];
+
+	format_time(ts, now);
+	snprintf(r->cur, r->stride, "%.*s_%05u_%s%s", (int)r->prefix_len, r->path,
+		 (r->count + 1) % RING_NUM_MOD, ts, r->path + r->prefix_len);
+}
+
+/* With files:N, the slot the next file takes holds the oldest name: delete it
+ * before creating the new file, as dumpcap does, which also frees space first.
+ * Only names this ring created in this run are ever deleted. */
+static char *slot(struct ring *r)
+{
+	return r->opts.files ? r->names + (size_t)(r->count % r->opts.files) * r->stride : NULL;
+}
+
+static void drop_oldest(struct ring *r)
+{
+	char *old = slot(r);
+
+	if (old && old[0]) {
+		unlinkat(r->opts.dirfd, old, 0);
+		old[0] = '\0';
+	}
+}
+
+/* Never through a link, never anything but a regular file: whoever can write
+ * the directory must not be able to point the daemon's writes elsewhere.  Not
+ * blocking, so that a FIFO put there is refused instead of waited on. */
+static int open_cur(struct ring *r)
+{
+	/* recover_cb reads the file it checks */
+	const int flags = (r->fmt.recover_cb ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND | O_CLOEXEC |
+			  O_NOFOLLOW | O_NONBLOCK;
+	int fd = openat(r->opts.dirfd, r->cur, flags, r->opts.mode);
+	struct stat sb;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		int err = fstat(fd, &sb) < 0 ? errno : RING_NOT_REGULAR;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* A write or an open failed: count the records it cost (0 for a header or
+ * trailer), and start an episode if this ends a good spell. */
+static void note_failure(struct ring *r, int err, size_t records)
+{
+	r->st.lost += records;
+	if (!r->st.failing)
+		r->st.episodes++;
+	r->st.failing = true;
+	r->st.last_error = err;
+}
+
+/* Append buf whole or not at all: on any failure the file is cut back to its
+ * size before, so it never ends in, or later contains, a torn block.
+ * \returns 0 or -errno */
+static int append(struct ring *r, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t done = 0;
+	int err;
+
+	while (done < len) {
+		ssize_t n = write(r->fd, p + done, len - done);
+
+		if (n > 0) {
+			done += n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* write() returning 0 for a regular file means it is full */
+		err = n < 0 ? errno : ENOSPC;
+		if (done && ftruncate(r->fd, r->size) < 0)
+			r->size += done;	/* cannot cut: at least keep our offsets true */
+		return -err;
+	}
+	r->size += len;
+	r->st.bytes += len;
+	return 0;
+}
+
+static int write_header(struct ring *r)
+{
+	int rc = append(r, r->frame, r->hdr_len);
+
+	if (rc < 0)
+		note_failure(r, -rc, 0);
+	else
+		r->hdr_pending = false;
+	return rc;
+}
+
+/* A file that does not end its last record (someone else's unfinished line)
+ * gets the end byte first, so that ours start on a record of their own. */
+static void end_last_record(struct ring *r)
+{
+	uint8_t last;
+
+	if (pread(r->fd, &last, 1, r->size - 1) == 1 && last != r->fmt.record_end)
+		append(r, &r->fmt.record_end, 1);
+}
+
+/* Open the current or next file and try to write its header; a header that
+ * cannot be written now stays pending and goes out before the next batch.
+ * \returns 0 or -errno when the file could not be opened */
+static int start_file(struct ring *r, time_t now)
+{
+	struct stat sb;
+	int fd;
+
+	if (r->numbered) {
+		make_name(r, now);
+		drop_oldest(r);
+	}
+	fd = open_cur(r);
+	if (fd < 0) {
+		note_failure(r, -fd, 0);
+		return fd;
+	}
+	/* appending: a failed write must be cut back to the real size, never to 0 */
+	if (fstat(fd, &sb) < 0) {
+		int err = -errno;
+
+		close(fd);
+		note_failure(r, -err, 0);
+		return err;
+	}
+	/* a crash may have left a torn record at the end: new data must not follow it */
+	if (sb.st_size && r->fmt.recover_cb) {
+		uint64_t keep = r->fmt.recover_cb(fd, sb.st_size);
+
+		if (keep < (uint64_t)sb.st_size && ftruncate(fd, keep) == 0)
+			sb.st_size = keep;
+	}
+	r->fd = fd;
+	r->size = sb.st_size;
+	r->opened = now;
+	r->file_records = 0;
+	if (r->size && r->fmt.record_end)
+		end_last_record(r);
+	r->st.files++;
+	if (r->numbered) {
+		char *s = slot(r);
+
+		if (s)
+			memcpy(s, r->cur, r->stride);
+		r->count++;
+	}
+	r->hdr_len = r->fmt.header_cb ? r->fmt.header_cb(r->fmt.ctx, r->frame, sizeof(r->frame)) : 0;
+	r->hdr_pending = r->hdr_len > 0;
+	if (r->hdr_pending)
+		write_header(r);
+	return 0;
+}
+
+/* Trailer and close.  A file whose header never made it gets no trailer
+ * either: a trailer alone would not parse. */
+static void finish_file(struct ring *r, bool sync)
+{
+	if (r->fd < 0)
+		return;
+	if (!r->hdr_pending && r->fmt.trailer_cb) {
+		size_t len = r->fmt.trailer_cb(r->fmt.ctx, r->frame, sizeof(r->frame), r->file_records);
+		int rc = len ? append(r, r->frame, len) : 0;
+
+		if (rc < 0)
+			note_failure(r, -rc, 0);
+	}
+	if (sync)
+		fdatasync(r->fd);
+	close(r->fd);
+	r->fd = -1;
+	r->size = 0;
+	r->file_records = 0;
+	r->hdr_pending = false;
+}
+
+static bool duration_over(const struct ring *r, time_t now)
+{
+	return r->opts.duration && now >= r->opened + (time_t)r->opts.duration;
+}
+
+/* The header still to be written counts against filesize like the written one. */
+static uint64_t used(const struct ring *r)
+{
+	return r->size + (r->hdr_pending ? r->hdr_len : 0);
+}
+
+/* A batch larger than filesize still goes whole into a file that holds only
+ * its header, so that an oversized batch cannot rotate forever. */
+static bool must_rotate(const struct ring *r, size_t len, time_t now)
+{
+	if (duration_over(r, now))
+		return true;
+	return r->opts.filesize && r->file_records && used(r) + len > r->opts.filesize;
+}
+
+struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, time_t now)
+{
+	size_t path_len, stride, slots;
+	struct ring *r;
+	char *mem;
+
+	if (!opts || !opts->path || !opts->path[0] || strchr(opts->path, '/') || opts->files > RING_NUM_MOD) {
+		errno = EINVAL;
+		return NULL;
+	}
+	path_len = strlen(opts->path);
+	if (path_len >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	/* room for PREFIX _ NNNNN _ YYYYmmddHHMMSS EXT NUL, which also holds the path itself */
+	stride = path_len + 1 + 5 + 1 + RING_TIME_LEN + 1;
+	slots = opts->files;
+	/* every name buffer is allocated here: rotation never allocates */
+	r = calloc(1, sizeof(*r) + stride * (2 + slots));
+	if (!r)
+		return NULL;
+	mem = (char *)(r + 1);
+	r->path = memcpy(mem, opts->path, path_len + 1);
+	r->cur = mem + stride;
+	r->names = mem + 2 * stride;
+	r->stride = stride;
+	r->opts = *opts;
+	r->opts.path = r->path;
+	if (fmt)
+		r->fmt = *fmt;
+	r->numbered = opts->filesize || opts->duration || opts->files;
+	r->prefix_len = ext_offset(r->path);
+	if (!r->numbered)
+		memcpy(r->cur, r->path, path_len + 1);
+	r->fd = -1;
+
+	if (start_file(r, now) < 0) {
+		int err = r->st.last_error;
+
+		free(r);
+		errno = err;
+		return NULL;
+	}
+	return r;
+}
+
+size_t ring_room(const struct ring *r)
+{
+	uint64_t u = used(r);
+
+	if (!r->opts.filesize)
+		return SIZE_MAX;
+	if (u >= r->opts.filesize)
+		return 0;
+	/* clamp for 32-bit size_t */
+	return r->opts.filesize - u < SIZE_MAX ? (size_t)(r->opts.filesize - u) : SIZE_MAX;
+}
+
+int ring_write(struct ring *r, const void *buf, size_t len, size_t records, time_t now)
+{
+	int rc = 0;
+
+	if (r->fd >= 0 && must_rotate(r, len, now))
+		finish_file(r, false);
+	if (r->fd < 0)
+		rc = start_file(r, now);
+	if (!rc && r->hdr_pending)
+		rc = write_header(r);
+	if (!rc)
+		rc = append(r, buf, len);
+	if (rc < 0) {
+		note_failure(r, -rc, records);
+		return rc;
+	}
+	r->file_records += records;
+	r->st.written += records;
+	r->st.failing = false;
+	return 0;
+}
+
+void ring_tick(struct ring *r, time_t now)
+{
+	if (r->fd >= 0 && duration_over(r, now))
+		finish_file(r, false);
+	if (r->fd < 0)
+		start_file(r, now);
+	else if (r->hdr_pending)
+		write_header(r);
+}
+
+int ring_reopen(struct ring *r, time_t now)
+{
+	finish_file(r, false);
+	return start_file(r, now);
+}
+
+const char *ring_current(const struct ring *r)
+{
+	return r->cur;
+}
+
+void ring_stats(const struct ring *r, struct output_stats *out)
+{
+	*out = r->st;
+}
+
+void ring_close(struct ring *r)
+{
+	if (!r)
+		return;
+	finish_file(r, true);
+	free(r);
+}

@@ -1,0 +1,61 @@
+/* ring.h: the output file ring: the only code that opens, rotates, reopens and deletes output files. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "framing.h"
+#include "output.h"
+
+/* A path that is there but is not a regular file (a FIFO, a device): errno of ring_open(). */
+#define RING_NOT_REGULAR	ENOTSUP
+
+/*! Where files go and when they rotate; dumpcap's -b semantics. */
+struct ring_opts {
+	int dirfd;		/*!< the directory every file is in */
+	const char *path;	/*!< the file's name in it, e.g. "gsmtap.pcapng": no '/' */
+	uint64_t filesize;	/*!< -b filesize: bytes (kB * 1000); 0 = no limit */
+	unsigned int duration;	/*!< -b duration: seconds; 0 = no limit */
+	unsigned int files;	/*!< -b files: keep at most this many; 0 = keep all */
+	mode_t mode;		/*!< file mode before umask, normally 0666 */
+};
+
+struct ring;
+
+/*! Open the ring; with any -b option, names are PREFIX_NNNNN_YYYYmmddHHMMSS.EXT as
+ *  dumpcap makes them, else \a opts->path itself.  The first file is created here.
+ *  Files are opened with O_NOFOLLOW and must be regular files, so that no one who
+ *  can write the directory can point the daemon at another file with a link.
+ *  \returns NULL with errno on failure: ELOOP for a link, RING_NOT_REGULAR, ... */
+struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, time_t now);
+
+/*! Bytes the current file takes before it reaches filesize (SIZE_MAX with no limit),
+ *  so that outputs flush their batch before it would cross a file boundary. */
+size_t ring_room(const struct ring *r);
+
+/*! Write \a len bytes holding \a records whole records with one write().  Rotates first
+ *  when the batch would pass filesize or the duration has run out.  On any failure the
+ *  file is cut back to its last whole record, the records are counted as lost, and
+ *  the next call tries again, so writing resumes by itself when space returns.
+ *  \returns 0 or -errno */
+int ring_write(struct ring *r, const void *buf, size_t len, size_t records, time_t now);
+
+/*! Rotate when the duration has run out even with nothing to write; retry a failed file open. */
+void ring_tick(struct ring *r, time_t now);
+
+/*! Finish the current file (trailer) and open it again under the same name (SIGHUP, logrotate).
+ *  \returns 0 or -errno */
+int ring_reopen(struct ring *r, time_t now);
+
+/*! The name of the current file, relative to dirfd. */
+const char *ring_current(const struct ring *r);
+
+void ring_stats(const struct ring *r, struct output_stats *out);
+
+/*! Write the trailer, close, free.  NULL is allowed. */
+void ring_close(struct ring *r);

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +32,8 @@
 #include <unistd.h>
 
 #include <gsmtaplog/gsmtaplog.h>
+
+#include "udp_port.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -92,7 +95,7 @@ static void usage(FILE *f)
 		"stderr, as a GSMTAP log datagram (UDP) to a collector such as gsmtap-logd.\n"
 		"\n"
 		"  -H, --host HOST       collector address or name (default 127.0.0.1)\n"
-		"  -P, --port PORT       UDP port (default %2$s)\n"
+		"  -P, --port PORT       UDP port, 1..65535 or a service name (default %2$s)\n"
 		"  -t, --ident NAME      process name sent (default gsmtap-log, or the\n"
 		"                        command's name; at most 15 bytes are sent)\n"
 		"  -s, --subsys NAME     subsystem sent (default empty; at most 15 bytes)\n"
@@ -167,12 +170,17 @@ static uint32_t parse_pid(const char *s)
 	return (uint32_t)n;
 }
 
+/* The library's rule for numbers; a name must be one that getaddrinfo()
+ * knows, checked here so that a typo is a usage error in every mode, and not
+ * a warning while CMD runs with its lines unsent. */
 static const char *parse_port(const char *s)
 {
-	unsigned long n;
+	const struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE };
+	struct addrinfo *ai;
 
-	if (!parse_number(s, 65535, &n) || n == 0)
-		usage_error("invalid port '%s': use 1..65535", s);
+	if (udp_port_invalid(s) || getaddrinfo(NULL, s, &hints, &ai))
+		usage_error("invalid port '%s': use 1..65535 or a UDP service name", s);
+	freeaddrinfo(ai);
 	return s;
 }
 

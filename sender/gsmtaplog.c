@@ -16,6 +16,7 @@
 
 #include <gsmtaplog/gsmtaplog.h>
 
+#include "udp_port.h"
 #include "wire.h"
 
 _Static_assert(GSMTAPLOG_TEXT_MAX == WIRE_TEXT_MAX, "public text limit is the wire's");
@@ -221,11 +222,13 @@ struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char 
 	struct gsmtaplog *s;
 	int rc, fd;
 
-	if (!host || !*host) {
+	if (!port)
+		port = GSMTAPLOG_PORT;
+	if (!host || !*host || udp_port_invalid(port)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	rc = getaddrinfo(host, port ? port : GSMTAPLOG_PORT, &hints, &list);
+	rc = getaddrinfo(host, port, &hints, &list);
 	if (rc) {
 		errno = gai_to_errno(rc);
 		return NULL;

@@ -391,13 +391,16 @@ static bool send_stdin(struct out *out)
 }
 
 /* Wrapper mode signals.  Handlers only record; the relay loop acts, with all
- * of them blocked except while it sleeps in ppoll(), so nothing is missed. */
+ * of them blocked except while it sleeps in ppoll(), so nothing is missed.
+ * They are unblocked there whatever mask we inherited: with SIGCHLD blocked
+ * by our parent, we would sleep through CMD's exit. */
 static const int forwarded_signals[] = { SIGHUP, SIGINT, SIGTERM };
 static const int handled_signals[] = { SIGHUP, SIGINT, SIGTERM, SIGCHLD, SIGPIPE };
 static volatile sig_atomic_t forward_mask, child_changed;
 
 struct saved_signals {
-	sigset_t mask;
+	sigset_t mask;		/*!< as inherited; CMD gets it back */
+	sigset_t wait_mask;	/*!< the relay's while it sleeps: the inherited one, ours unblocked */
 	struct sigaction act[ARRAY_SIZE(handled_signals)];
 };
 
@@ -420,9 +423,11 @@ static void setup_signals(struct saved_signals *saved)
 		if (handled_signals[i] != SIGPIPE)
 			sigaddset(&sa.sa_mask, handled_signals[i]);
 	sigprocmask(SIG_BLOCK, &sa.sa_mask, &saved->mask);
+	saved->wait_mask = saved->mask;
 	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++) {
 		int sig = handled_signals[i];
 
+		sigdelset(&saved->wait_mask, sig);
 		sigaction(sig, NULL, &saved->act[i]);
 		if (sig == SIGPIPE)
 			sigaction(sig, &ignore, NULL);	/* a closed stderr must not kill us, and CMD with us */
@@ -519,7 +524,7 @@ static int run_command(struct out *out, char **argv)
 	close(pipefd[1]);
 	/* Non-blocking, so that reading what is left after CMD exits cannot hang. */
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-	return relay(out, pipefd[0], pid, &saved.mask);
+	return relay(out, pipefd[0], pid, &saved.wait_mask);
 }
 
 /* If fd 0, 1 or 2 is closed, the socket or the pipe could take its number

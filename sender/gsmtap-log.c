@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +32,8 @@
 #include <unistd.h>
 
 #include <gsmtaplog/gsmtaplog.h>
+
+#include "udp_port.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -92,7 +95,7 @@ static void usage(FILE *f)
 		"stderr, as a GSMTAP log datagram (UDP) to a collector such as gsmtap-logd.\n"
 		"\n"
 		"  -H, --host HOST       collector address or name (default 127.0.0.1)\n"
-		"  -P, --port PORT       UDP port (default %2$s)\n"
+		"  -P, --port PORT       UDP port, 1..65535 or a service name (default %2$s)\n"
 		"  -t, --ident NAME      process name sent (default gsmtap-log, or the\n"
 		"                        command's name; at most 15 bytes are sent)\n"
 		"  -s, --subsys NAME     subsystem sent (default empty; at most 15 bytes)\n"
@@ -167,12 +170,17 @@ static uint32_t parse_pid(const char *s)
 	return (uint32_t)n;
 }
 
+/* The library's rule for numbers; a name must be one that getaddrinfo()
+ * knows, checked here so that a typo is a usage error in every mode, and not
+ * a warning while CMD runs with its lines unsent. */
 static const char *parse_port(const char *s)
 {
-	unsigned long n;
+	const struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE };
+	struct addrinfo *ai;
 
-	if (!parse_number(s, 65535, &n) || n == 0)
-		usage_error("invalid port '%s': use 1..65535", s);
+	if (udp_port_invalid(s) || getaddrinfo(NULL, s, &hints, &ai))
+		usage_error("invalid port '%s': use 1..65535 or a UDP service name", s);
+	freeaddrinfo(ai);
 	return s;
 }
 
@@ -383,13 +391,16 @@ static bool send_stdin(struct out *out)
 }
 
 /* Wrapper mode signals.  Handlers only record; the relay loop acts, with all
- * of them blocked except while it sleeps in ppoll(), so nothing is missed. */
+ * of them blocked except while it sleeps in ppoll(), so nothing is missed.
+ * They are unblocked there whatever mask we inherited: with SIGCHLD blocked
+ * by our parent, we would sleep through CMD's exit. */
 static const int forwarded_signals[] = { SIGHUP, SIGINT, SIGTERM };
 static const int handled_signals[] = { SIGHUP, SIGINT, SIGTERM, SIGCHLD, SIGPIPE };
 static volatile sig_atomic_t forward_mask, child_changed;
 
 struct saved_signals {
-	sigset_t mask;
+	sigset_t mask;		/*!< as inherited; CMD gets it back */
+	sigset_t wait_mask;	/*!< the relay's while it sleeps: the inherited one, ours unblocked */
 	struct sigaction act[ARRAY_SIZE(handled_signals)];
 };
 
@@ -412,9 +423,11 @@ static void setup_signals(struct saved_signals *saved)
 		if (handled_signals[i] != SIGPIPE)
 			sigaddset(&sa.sa_mask, handled_signals[i]);
 	sigprocmask(SIG_BLOCK, &sa.sa_mask, &saved->mask);
+	saved->wait_mask = saved->mask;
 	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++) {
 		int sig = handled_signals[i];
 
+		sigdelset(&saved->wait_mask, sig);
 		sigaction(sig, NULL, &saved->act[i]);
 		if (sig == SIGPIPE)
 			sigaction(sig, &ignore, NULL);	/* a closed stderr must not kill us, and CMD with us */
@@ -511,7 +524,7 @@ static int run_command(struct out *out, char **argv)
 	close(pipefd[1]);
 	/* Non-blocking, so that reading what is left after CMD exits cannot hang. */
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-	return relay(out, pipefd[0], pid, &saved.mask);
+	return relay(out, pipefd[0], pid, &saved.wait_mask);
 }
 
 /* If fd 0, 1 or 2 is closed, the socket or the pipe could take its number

@@ -1,8 +1,7 @@
-/* gsmtaplog.c: the sender library: one non-blocking sendmsg() per log line, drops counted. */
+/* gsmtaplog.c: the sender library's core: encode, number and count each line, then hand it to a transport. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -10,26 +9,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <gsmtaplog/gsmtaplog.h>
 
+#include "transport.h"
 #include "wire.h"
 
 _Static_assert(GSMTAPLOG_TEXT_MAX == WIRE_TEXT_MAX, "public text limit is the wire's");
 
 struct gsmtaplog {
-	int fd;				/*!< connected, non-blocking UDP socket */
+	struct transport *t;		/*!< where encoded lines go; owned */
 	char ident[WIRE_IDENT_LEN];	/*!< process name, already cut to fit */
 	size_t ident_len;
 	atomic_uint_least64_t lines;	/*!< lines taken so far: sent + dropped */
 	atomic_uint_least64_t dropped;
 	atomic_uint_least64_t truncated;
-	atomic_uint_least64_t refused;
 	atomic_int last_error;
-	atomic_bool previous_failed;	/*!< the last send failed: an ICMP report is about a drop */
 	atomic_uint_least32_t pid;	/*!< sent as the pid, or 0: the thread id */
 };
 
@@ -91,29 +88,12 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* A connected UDP socket reports an ICMP "port unreachable" for an *earlier*
- * datagram as ECONNREFUSED on the next send, which then did not go out.  That
- * earlier datagram is counted as refused, unless it never left (a local
- * firewall's reject both fails the send and sends the ICMP): it was counted
- * as dropped then.  Either way this line gets its one retry. */
-static int transmit(struct gsmtaplog *s, const struct msghdr *msg)
+/* A line the transport could not take is dropped: counted, with its errno. */
+static int drop(struct gsmtaplog *s, int err)
 {
-	ssize_t rc = sendmsg(s->fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-
-	if (rc < 0 && errno == ECONNREFUSED) {
-		if (!atomic_load_explicit(&s->previous_failed, memory_order_relaxed))
-			count(&s->refused);
-		rc = sendmsg(s->fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-	}
-	atomic_store_explicit(&s->previous_failed, rc < 0, memory_order_relaxed);
-	if (rc < 0) {
-		int err = errno;
-
-		count(&s->dropped);
-		atomic_store_explicit(&s->last_error, err, memory_order_relaxed);
-		return -err;
-	}
-	return 0;
+	count(&s->dropped);
+	atomic_store_explicit(&s->last_error, err, memory_order_relaxed);
+	return -err;
 }
 
 static int send_line(struct gsmtaplog *s, int level, const char *subsys, const char *file,
@@ -121,9 +101,8 @@ static int send_line(struct gsmtaplog *s, int level, const char *subsys, const c
 {
 	uint8_t prefix[WIRE_PREFIX_LEN];
 	struct timespec now;
-	struct iovec iov[2];
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
 	struct wire_log log;
+	int rc;
 
 	if (truncated)
 		count(&s->truncated);
@@ -140,9 +119,8 @@ static int send_line(struct gsmtaplog *s, int level, const char *subsys, const c
 		.file = cstr(basename_of(file)),
 	};
 	wire_encode_prefix(prefix, &log);
-	iov[0] = (struct iovec){ prefix, sizeof(prefix) };
-	iov[1] = (struct iovec){ (void *)text, len };
-	return transmit(s, &msg);
+	rc = s->t->ops->send(s->t, prefix, sizeof(prefix), text, len);
+	return rc ? drop(s, -rc) : 0;
 }
 
 int gsmtaplog_send(struct gsmtaplog *s, int level, const char *subsys,
@@ -171,9 +149,7 @@ int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 	va_end(ap);
 	if (n < 0) {
 		take_seq(s);	/* the number is skipped: a collector sees the line as lost */
-		count(&s->dropped);
-		atomic_store_explicit(&s->last_error, EINVAL, memory_order_relaxed);
-		rc = -EINVAL;
+		rc = drop(s, EINVAL);
 	} else {
 		rc = send_line(s, level, subsys, file, line, text,
 			       n > WIRE_TEXT_MAX ? WIRE_TEXT_MAX : (size_t)n, n > WIRE_TEXT_MAX);
@@ -182,67 +158,20 @@ int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 	return rc;
 }
 
-/* getaddrinfo() has its own error space; callers of gsmtaplog_open() get errno. */
-static int gai_to_errno(int gai)
-{
-	switch (gai) {
-	case EAI_SYSTEM:	return errno;
-	case EAI_MEMORY:	return ENOMEM;
-	case EAI_AGAIN:		return EAGAIN;
-	case EAI_FAMILY:	return EAFNOSUPPORT;
-	case EAI_SERVICE:	return EINVAL;
-	default:		return ENOENT;	/* EAI_NONAME, EAI_NODATA, EAI_FAIL */
-	}
-}
-
-/* Try each resolved address until one connects; the first error is kept. */
-static int connect_first(const struct addrinfo *list)
-{
-	int first_err = ENOENT;
-
-	for (const struct addrinfo *ai = list; ai; ai = ai->ai_next) {
-		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-				ai->ai_protocol);
-
-		if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-			return fd;
-		if (first_err == ENOENT)
-			first_err = errno;
-		if (fd >= 0)
-			close(fd);
-	}
-	return -first_err;
-}
-
 struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char *ident)
 {
-	const struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_protocol = IPPROTO_UDP };
-	struct addrinfo *list;
+	struct transport *t = transport_udp_open(host, port ? port : GSMTAPLOG_PORT);
 	struct gsmtaplog *s;
-	int rc, fd;
 
-	if (!host || !*host) {
-		errno = EINVAL;
+	if (!t)
 		return NULL;
-	}
-	rc = getaddrinfo(host, port ? port : GSMTAPLOG_PORT, &hints, &list);
-	if (rc) {
-		errno = gai_to_errno(rc);
-		return NULL;
-	}
-	fd = connect_first(list);
-	freeaddrinfo(list);
-	if (fd < 0) {
-		errno = -fd;
-		return NULL;
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		close(fd);
+		t->ops->close(t);
 		errno = ENOMEM;
 		return NULL;
 	}
-	s->fd = fd;
+	s->t = t;
 	if (!ident)
 		ident = program_invocation_short_name;
 	s->ident_len = strnlen(ident, WIRE_IDENT_LEN - 1);
@@ -261,20 +190,16 @@ void gsmtaplog_stats(const struct gsmtaplog *s, struct gsmtaplog_stats *out)
 		.sent = atomic_load_explicit(&s->lines, memory_order_relaxed) - dropped,
 		.dropped = dropped,
 		.truncated = atomic_load_explicit(&s->truncated, memory_order_relaxed),
-		.refused = atomic_load_explicit(&s->refused, memory_order_relaxed),
 		.last_error = atomic_load_explicit(&s->last_error, memory_order_relaxed),
 	};
+	s->t->ops->stats(s->t, out);
 }
 
 void gsmtaplog_collect_errors(struct gsmtaplog *s)
 {
-	int saved_errno = errno, soerr = 0;
-	socklen_t len = sizeof(soerr);
+	int saved_errno = errno;
 
-	/* Reading SO_ERROR clears it, as the next send would have. */
-	if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && soerr == ECONNREFUSED &&
-	    !atomic_load_explicit(&s->previous_failed, memory_order_relaxed))
-		count(&s->refused);
+	s->t->ops->collect_errors(s->t);
 	errno = saved_errno;
 }
 
@@ -285,13 +210,13 @@ void gsmtaplog_set_pid(struct gsmtaplog *s, uint32_t pid)
 
 int gsmtaplog_fd(const struct gsmtaplog *s)
 {
-	return s->fd;
+	return s->t->ops->fd(s->t);
 }
 
 void gsmtaplog_close(struct gsmtaplog *s)
 {
 	if (!s)
 		return;
-	close(s->fd);
+	s->t->ops->close(s->t);
 	free(s);
 }

@@ -2,6 +2,7 @@
 # test_cli_wrap.sh: gsmtap-log -- CMD passes CMD's stderr through, sends its lines and exits with its status.
 # SPDX-License-Identifier: GPL-2.0-or-later
 . "$(dirname "$0")/cli-lib.sh"
+SIGSTATE_EXEC=$4
 
 open_sink
 run "$LOG" -P "$PORT" -- sh -c 'echo out; echo err1 >&2; echo err2 >&2; exit 7'
@@ -112,5 +113,32 @@ forwarded() {
 }
 forwarded TERM
 forwarded HUP
+
+# inherited STATE WHAT: gsmtap-log started with the signal state that
+# "sigstate-exec STATE" sets up (a mask and ignored dispositions survive exec)
+# still exits with CMD's status, and sends CMD's lines.  A hang is killed
+# after 10 s (status 137): a SIGTERM would be caught and forwarded.
+inherited() {
+	local state=$1 what=$2
+
+	open_sink
+	rc=0
+	timeout -s KILL 10 "$SIGSTATE_EXEC" $state -- \
+		"$LOG" -P "$PORT" -- sh -c 'echo one >&2; echo two >&2; exit 5' >/dev/null 2>"$T/err" || rc=$?
+	is "$rc/$(cat "$T/err")" "5/$(printf 'one\ntwo')" "$what: gsmtap-log exits with CMD's status 5"
+	is "$(received)" "$(tsv ok 1 5 sh '' '' 0 one)
+$(tsv ok 2 5 sh '' '' 0 two)" "$what: CMD's two lines are sent"
+}
+inherited "-b CHLD" "SIGCHLD blocked"
+inherited "-b all" "every signal blocked"
+inherited "-i CHLD" "SIGCHLD ignored"
+inherited "-b CHLD -i CHLD" "SIGCHLD blocked and ignored"
+
+# What CMD inherits is what gsmtap-log was given, not what it uses itself.
+open_sink
+run timeout -s KILL 10 "$SIGSTATE_EXEC" -b CHLD -i HUP -- "$LOG" -P "$PORT" -- grep -E '^Sig(Blk|Ign):' /proc/self/status
+is "$rc/$out" "0/$(printf 'SigBlk:\t0000000000010000\nSigIgn:\t0000000000000001')" \
+	"CMD starts with the inherited mask (SIGCHLD blocked) and SIGHUP still ignored"
+stop_sink
 
 done_testing

@@ -1,5 +1,6 @@
 /* test_sender_wire.c: what libgsmtaplog puts on the wire, field by field, from threads, signal handlers and forks. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -299,14 +300,29 @@ static void pid_can_be_set(void)
 	pair_close(&p);
 }
 
+/* The port the sender's socket is connected to, or 0. */
+static unsigned int connected_port(const struct gsmtaplog *s)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getpeername(gsmtaplog_fd(s), (struct sockaddr *)&ss, &len))
+		return 0;
+	/* sin_port and sin6_port sit at the same offset. */
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
 static void open_fails_with_errno(const char *host, const char *port, int want, const char *what)
 {
 	struct gsmtaplog *s;
+	int err;
 
 	errno = 0;
 	s = gsmtaplog_open(host, port, "x");
-	ok(s == NULL, "open(%s) fails", what);
-	is_int(errno, want, "open(%s) sets errno to %s", what, strerrorname_np(want));
+	err = errno;
+	if (!ok(s == NULL, "open(%s) fails", what))
+		printf("#   it connected to port %u\n", connected_port(s));
+	is_int(err, want, "open(%s) sets errno to %s", what, strerrorname_np(want));
 	gsmtaplog_close(s);
 }
 
@@ -323,6 +339,44 @@ static void open_reports_errors(void)
 	open_fails_with_errno("127.0.0.1", "x", EINVAL, "port \"x\"");
 }
 
+static void open_connects_to(const char *port, unsigned int want, const char *what)
+{
+	struct gsmtaplog *s;
+
+	errno = 0;
+	s = gsmtaplog_open("127.0.0.1", port, "x");
+	if (!ok(s != NULL, "open(%s) succeeds", what))
+		printf("#   errno %s\n", strerrorname_np(errno));
+	else
+		is_int(connected_port(s), want, "open(%s) connects to port %u", what, want);
+	gsmtaplog_close(s);
+}
+
+/*
+ * getaddrinfo() reads any string that strtoul() reads to its end as a port
+ * number and keeps its low 16 bits: "99999" would send to 34463, "-1" to
+ * 65535, "0" and "" to port 0.  Numbers must be 1..65535 in plain digits;
+ * a service name is looked up ("syslog" and "domain" are in every netbase
+ * /etc/services).
+ */
+static void open_takes_ports_1_to_65535_and_service_names(void)
+{
+	static const char *const bad[] = { "99999", "0", "65536", "", "-1", "+4729", " 4729",
+					   "4294967296", "18446744073709551617" };
+	char what[64];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(what, sizeof(what), "port \"%s\"", bad[i]);
+		open_fails_with_errno("127.0.0.1", bad[i], EINVAL, what);
+	}
+	open_connects_to(NULL, 4729, "port NULL");
+	open_connects_to("1", 1, "port \"1\"");
+	open_connects_to("65535", 65535, "port \"65535\"");
+	open_connects_to("04729", 4729, "port \"04729\"");
+	open_connects_to("syslog", 514, "service \"syslog\"");
+	open_connects_to("domain", 53, "service \"domain\"");
+}
+
 int main(void)
 {
 	every_field_is_sent_as_given();
@@ -334,5 +388,6 @@ int main(void)
 	forked_child_sends_its_own_tid();
 	pid_can_be_set();
 	open_reports_errors();
+	open_takes_ports_1_to_65535_and_service_names();
 	return done_testing();
 }

@@ -51,11 +51,13 @@ struct gsmtaplog_stats {
 
 /*! Open a sender.
  *  \param[in] host   IPv4 or IPv6 literal, or a name (resolved here, once)
- *  \param[in] port   service or number; NULL means "4729"
+ *  \param[in] port   1..65535 in decimal digits, or a UDP service name that
+ *                    getaddrinfo() knows; NULL means "4729"
  *  \param[in] ident  process name sent with every line (at most 15 bytes are kept);
  *                    NULL means program_invocation_short_name
- *  \returns a sender, or NULL with errno set (EINVAL, ENOENT for a name that
- *           does not resolve, or the socket's error).  Free with gsmtaplog_close(). */
+ *  \returns a sender, or NULL with errno set (EINVAL for no host, or a port
+ *           that is neither, such as "0" or "99999"; ENOENT for a name that
+ *           does not resolve; or the socket's error).  Free with gsmtaplog_close(). */
 struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char *ident);
 
 /*! Send one line, unformatted.  Async-signal-safe and thread-safe.

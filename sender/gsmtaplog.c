@@ -123,15 +123,27 @@ static int send_line(struct gsmtaplog *s, int level, const char *subsys, const c
 	return rc ? drop(s, -rc) : 0;
 }
 
+/* A cut text ends in a NUL, as libosmocore's do, so that a collector can tell
+ * a line its sender cut from one that happens to be as long as the limit. */
+static void mark_cut(char text[WIRE_TEXT_MAX])
+{
+	text[WIRE_TEXT_MAX - 1] = '\0';
+}
+
 int gsmtaplog_send(struct gsmtaplog *s, int level, const char *subsys,
 		   const char *file, unsigned int line, const char *text, size_t len)
 {
 	int saved_errno = errno;	/* a signal handler must not clobber it */
-	bool truncated = len > WIRE_TEXT_MAX;
+	char cut[WIRE_TEXT_MAX];	/* only a line over the limit is copied */
 	int rc;
 
-	rc = send_line(s, level, subsys, file, line, text ? text : "",
-		       truncated ? WIRE_TEXT_MAX : (text ? len : 0), truncated);
+	if (text && len > WIRE_TEXT_MAX) {
+		memcpy(cut, text, WIRE_TEXT_MAX);
+		mark_cut(cut);
+		rc = send_line(s, level, subsys, file, line, cut, WIRE_TEXT_MAX, true);
+	} else {
+		rc = send_line(s, level, subsys, file, line, text ? text : "", text ? len : 0, false);
+	}
 	errno = saved_errno;
 	return rc;
 }
@@ -150,9 +162,11 @@ int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 	if (n < 0) {
 		take_seq(s);	/* the number is skipped: a collector sees the line as lost */
 		rc = drop(s, EINVAL);
+	} else if (n > WIRE_TEXT_MAX) {
+		mark_cut(text);
+		rc = send_line(s, level, subsys, file, line, text, WIRE_TEXT_MAX, true);
 	} else {
-		rc = send_line(s, level, subsys, file, line, text,
-			       n > WIRE_TEXT_MAX ? WIRE_TEXT_MAX : (size_t)n, n > WIRE_TEXT_MAX);
+		rc = send_line(s, level, subsys, file, line, text, n, false);
 	}
 	errno = saved_errno;
 	return rc;

@@ -53,8 +53,8 @@ open_sink
 run "$LOG" -P "$PORT" "$(head -c 4000 /dev/zero | tr '\0' a)" "$(head -c 999 /dev/zero | tr '\0' b)"
 is "$rc" 0 "a truncated message still exits 0"
 is "$err" "gsmtap-log: 1 line truncated to 4096 bytes" "the truncation is reported at exit"
-is "$(received | cut -f8)" "$(head -c 4000 /dev/zero | tr '\0' a)\\x20$(head -c 95 /dev/zero | tr '\0' b)" \
-	"a message over 4096 bytes is sent cut to its first 4096"
+is "$(received | cut -f8)" "$(head -c 4000 /dev/zero | tr '\0' a)\\x20$(head -c 94 /dev/zero | tr '\0' b)\\x00" \
+	"a message over 4096 bytes is sent cut to its first 4095 and a NUL"
 
 open_sink -6
 run "$LOG" -H ::1 -P "$PORT" -l info over-ipv6

@@ -35,8 +35,8 @@ open_sink
 run "$LOG" -P "$PORT" -- sh -c 'cat "$1" >&2' sh "$T/cmd-err"
 cmp -s "$T/err" "$T/want-err"
 ok $? "stderr passes through byte for byte, overlong and unterminated lines too, then the summary"
-is "$(received | cut -f2,8)" "$(printf '1\t%s\n2\t%s' "$(head -c 4096 "$T/cmd-err")" 'no\x20newline\x20at\x20the\x20end')" \
-	"the overlong line is sent cut, the unterminated last one whole"
+is "$(received | cut -f2,8)" "$(printf '1\t%s\\x00\n2\t%s' "$(head -c 4095 "$T/cmd-err")" 'no\x20newline\x20at\x20the\x20end')" \
+	"the overlong line is sent cut (4095 bytes and a NUL), the unterminated last one whole"
 
 open_sink
 run "$LOG" -P "$PORT" -- no-such-command-xyz

@@ -35,7 +35,8 @@ extern "C" {
 /* The GSMTAP UDP port, as a string for gsmtaplog_open(). */
 #define GSMTAPLOG_PORT		"4729"
 
-/* Longest text sent; longer lines are cut to this, as libosmocore does. */
+/* Longest text sent.  A longer line is cut as libosmocore cuts it: its first
+ * GSMTAPLOG_TEXT_MAX - 1 bytes and a NUL, which tells collectors it was cut. */
 #define GSMTAPLOG_TEXT_MAX	4096
 
 struct gsmtaplog;

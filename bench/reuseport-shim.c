@@ -1,9 +1,9 @@
 /* reuseport-shim.c: LD_PRELOAD experiment helper: sets SO_REUSEPORT on every UDP socket before bind(), to try SO_REUSEPORT workers without changing gsmtap-logd. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Build: cc -O2 -shared -fPIC -o reuseport-shim.so reuseport-shim.c -ldl
- * Use:   LD_PRELOAD=./reuseport-shim.so gsmtap-logd -l 127.0.0.1:PORT ...  (twice)
- * Only for the benchmark's scaling experiment (doc/performance-collector.md):
+ * Built as build/bench/reuseport-shim.so.
+ * Use:   LD_PRELOAD=build/bench/reuseport-shim.so gsmtap-logd -l 127.0.0.1:PORT ...  (twice)
+ * Only for the scaling experiment in doc/performance.md ("Quick experiment"):
  * the kernel then spreads the senders over the processes by a hash of the
  * address 4-tuple.
  */

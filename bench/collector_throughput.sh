@@ -15,6 +15,8 @@
 #   dumpcap      dumpcap -i lo -f "udp port $PORT" -B 32 with the same ring
 #                options, plus recv-sink reading the socket so that the kernel
 #                does not drop (what a capture-based collector costs)
+#   logd-count   gsmtap-logd --count-only: its receive path and accounting,
+#                writing nothing (the daemon's own floor)
 #   logd-pcapng  gsmtap-logd -w, rotation on
 #   logd-text    gsmtap-logd --text, rotation on
 #   logd-both    gsmtap-logd -w --text, rotation on
@@ -44,7 +46,7 @@
 #   N [1000000]  RATE_N [N/2]  ROUNDS [3]  RATE_ROUNDS [1]  WARMUP [1]
 #   HOSTS [16]  TEXT [0: 1..512 bytes]
 #   RATES ["50000 100000 150000 200000 250000"]  PORT [47291]
-#   FILESIZE_KB [100000]  FILES [5]  SYSTEMS ["sink sink-write dumpcap logd-pcapng logd-text logd-both"]
+#   FILESIZE_KB [100000]  FILES [5]  SYSTEMS ["sink sink-write dumpcap logd-count logd-pcapng logd-text logd-both"]
 #   QUIET_MAX [0.25 cores]  QUIET_WAIT [5 s]  BENCH_TMP [/var/tmp: on disk]
 # Quick run: N=200000 ROUNDS=1 RATES="100000" bench/collector_throughput.sh
 set -euo pipefail
@@ -61,7 +63,7 @@ RATES=${RATES-50000 100000 150000 200000 250000}
 PORT=${PORT:-47291}
 FILESIZE_KB=${FILESIZE_KB:-100000}
 FILES=${FILES:-5}
-SYSTEMS=${SYSTEMS:-sink sink-write dumpcap logd-pcapng logd-text logd-both}
+SYSTEMS=${SYSTEMS:-sink sink-write dumpcap logd-count logd-pcapng logd-text logd-both}
 QUIET_MAX=${QUIET_MAX:-0.25}
 QUIET_WAIT=${QUIET_WAIT:-5}
 BENCH_TMP=${BENCH_TMP:-/var/tmp}
@@ -291,6 +293,7 @@ run_one()	# system phase target_rate round n
 
 		[[ $sys == logd-pcapng || $sys == logd-both ]] && out+=(-w "$d/out/p/log.pcapng")
 		[[ $sys == logd-text || $sys == logd-both ]] && out+=(--text "$d/out/t/log.txt")
+		[[ $sys == logd-count ]] && out+=(--count-only)
 		"$LOGD" -q -l "127.0.0.1:$PORT" "${out[@]}" "${opts[@]}" 2>"$d/logd.err" &
 		logd_pid=$!
 		pids+=("$logd_pid")

@@ -18,6 +18,9 @@
 #include "privs.h"
 #include "report.h"
 
+/* How long the final summary may wait for a slow standard error. */
+#define LOG_FINAL_WAIT_MS	1000
+
 /* Started with descriptor 0, 1 or 2 closed, the first file opened would take
  * its number and receive what is meant for the terminal: a corrupt capture.
  * /dev/null fills each gap first. */
@@ -174,7 +177,9 @@ int main(int argc, char **argv)
 	privs_drop(&privs);
 	open_outputs(&opt, &privs, c);
 	report_start(report);
+	log_never_block();
 	run(&opt, c, report, &names);
+	log_wait_at_most(LOG_FINAL_WAIT_MS);
 	report_summary(report);
 	status = exit_status(c);
 	collector_free(c);

@@ -7,9 +7,20 @@
 #define EXIT_USAGE		2	/*!< a bad command line */
 #define EXIT_INPUT_FAILED	3	/*!< an input ended on an error: a damaged file, a vanished interface */
 
-/*! "gsmtap-logd: MESSAGE\n" on standard error, with one write, so that lines from
- *  a summary never interleave with anything else.  Never blocks for long and never
- *  fails the caller: a message that cannot be written is dropped. */
+#include <stdbool.h>
+
+/*! From now on, never wait for standard error (a terminal, a pipe or journald's
+ *  stream): a line the reader does not take at once is dropped and counted, and
+ *  the count is said with the next line that goes out.  A slow console must not
+ *  stall the collector. */
+void log_never_block(void);
+
+/*! Stopping: wait up to \a ms in all for a slow reader to take the last lines
+ *  (the final summary), rather than drop them. */
+void log_wait_at_most(int ms);
+
+/*! "gsmtap-logd: MESSAGE\n" on standard error, whole, so that lines from a
+ *  summary never interleave with anything else.  Never fails the caller. */
 void log_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*! Say it and exit EXIT_FATAL. */

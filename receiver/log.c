@@ -94,7 +94,7 @@ static void vsay(const char *tail, const char *fmt, va_list ap)
 	int m;
 
 	if (dropped) {
-		n = snprintf(line, sizeof(line), PREFIX "%llu messages were dropped: standard error did not take them\n",
+		n = snprintf(line, sizeof(line), PREFIX "standard error was not read: dropped_lines=%llu\n",
 			     (unsigned long long)dropped);
 		if (put(line, n))
 			dropped = 0;

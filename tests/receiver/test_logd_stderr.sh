@@ -35,7 +35,7 @@ HOLDER=$!
 PORT=$(free_udp_port)
 "$LOGD" -l "127.0.0.1:$PORT" --text "$T/out.log" 2>"$T/err.fifo" &
 LOGD_PID=$!
-for _ in $(seq 100); do ss -Hun "sport = :$PORT" | grep -q . && break; sleep 0.1; done
+for _ in $(seq 100); do ss -Huan "sport = :$PORT" | grep -q . && break; sleep 0.1; done
 "$BLAST" -p "$PORT" -H 200 -n 1 >/dev/null
 lines_in "$T/out.log" 200 || bail "the first 200 lines did not arrive"
 # Each summary has a line per stream: a few fill the 64 kB pipe.

@@ -79,13 +79,13 @@ size_t addr_format(char *out, size_t room, const struct sockaddr *sa)
 	return n;
 }
 
-void addr_unmap(struct sockaddr_storage *ss)
+void addr_unmap_v6(struct sockaddr_storage *ss)
 {
 	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
 	uint8_t v4[4];
 	uint16_t port;
 
-	if (ss->ss_family != AF_INET6 || !IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
+	if (!IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
 		return;
 	memcpy(v4, &sin6->sin6_addr.s6_addr[12], 4);
 	port = sin6->sin6_port;

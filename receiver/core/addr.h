@@ -23,7 +23,12 @@ size_t addr_format(char *out, size_t room, const struct sockaddr *sa);
 /*! Turn an IPv4-mapped IPv6 address (::ffff:a.b.c.d) into plain IPv4 with the same
  *  port, so that every record, stream key and pcapng packet shows IPv4 senders as
  *  IPv4 whatever socket received them.  Any other address is left as it is. */
-void addr_unmap(struct sockaddr_storage *ss);
+void addr_unmap_v6(struct sockaddr_storage *ss);
+static inline void addr_unmap(struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)	/* the rest out of line: most senders are plain */
+		addr_unmap_v6(ss);
+}
 
 /*! Fill \a ss with \a family (AF_INET or AF_INET6), its 4 or 16 address bytes and a
  *  port in network byte order, as a decoded packet gives them. */

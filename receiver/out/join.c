@@ -147,6 +147,11 @@ void join_expire(struct join *j, uint64_t now_ns, bool all)
 	}
 }
 
+size_t join_waiting(const struct join *j)
+{
+	return j->n_used;
+}
+
 uint64_t join_unfinished(const struct join *j)
 {
 	return j->unfinished;

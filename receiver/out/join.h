@@ -28,8 +28,15 @@ typedef void (*join_line_cb)(void *ctx, const struct join_line *line);
 
 struct join;
 
+/* Lines waiting; join_passes() reads it without a call. */
+size_t join_waiting(const struct join *j);
+
 /*! \returns NULL with errno */
 struct join *join_new(join_line_cb cb, void *ctx);
+
+/*! Whether \a log is a whole line with nothing of its sender waiting, so that it
+ *  can be written at once without join_add(): the path of nearly every line. */
+static inline bool join_passes(const struct join *j, const struct wire_log *log);
 
 /*! Take one decoded log datagram.  A piece that does not end its line waits for
  *  the next datagram of the same sender (address, port and pid); a line that is
@@ -44,3 +51,8 @@ void join_expire(struct join *j, uint64_t now_ns, bool all);
 uint64_t join_unfinished(const struct join *j);
 
 void join_free(struct join *j);
+
+static inline bool join_passes(const struct join *j, const struct wire_log *log)
+{
+	return log->seq || (!join_waiting(j) && wire_text_ends_line(log));
+}

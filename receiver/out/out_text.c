@@ -18,16 +18,24 @@ struct out_text {
 	time_t now;		/*!< of the datagram being added, for the sink */
 };
 
+static void write_line(struct out_text *t, const struct rx_record *r, const struct wire_log *log,
+		       bool cut, time_t now)
+{
+	size_t len = text_format((char *)sink_space(t->sink), TEXT_LINE_MAX, r, log,
+				 t->flags | (cut ? TEXT_CUT : 0));
+
+	if (len)
+		sink_commit(t->sink, len, now);
+	else
+		sink_lost(t->sink);
+}
+
+/* A line the joiner lets out. */
 static void line_cb(void *ctx, const struct join_line *line)
 {
 	struct out_text *t = ctx;
-	size_t len = text_format((char *)sink_space(t->sink), TEXT_LINE_MAX, line->r, line->log,
-				 t->flags | (line->cut ? TEXT_CUT : 0));
 
-	if (len)
-		sink_commit(t->sink, len, t->now);
-	else
-		sink_lost(t->sink);
+	write_line(t, line->r, line->log, line->cut, t->now);
 }
 
 /* Text is for log lines; the pcapng keeps every other datagram. */
@@ -38,6 +46,10 @@ static void text_add(struct output *o, const struct rx_record *r, enum wire_verd
 
 	if (verdict != WIRE_OK)
 		return;
+	if (join_passes(t->join, log)) {
+		write_line(t, r, log, wire_text_cut(log), now);
+		return;
+	}
 	t->now = now;
 	join_add(t->join, r, log);
 }

@@ -16,6 +16,8 @@ struct sink {
 	struct ring *ring;		/*!< a file ring, or */
 	struct pipeout *pipe;		/*!< standard output */
 	uint64_t unformatted;		/*!< records the output could not put in the buffer */
+	size_t room;			/*!< what the ring's current file takes before its size limit,
+					     as of its last change: asked once per write, not per record */
 	size_t record_max;
 	size_t len;			/*!< bytes buffered */
 	size_t records;			/*!< whole records buffered */
@@ -55,6 +57,8 @@ struct sink *sink_open_file(const struct ring_opts *opts, const struct framing *
 		sink_free(s);
 		return NULL;
 	}
+	if (s)
+		s->room = ring_room(s->ring);
 	return s;
 }
 
@@ -66,6 +70,8 @@ struct sink *sink_open_stdout(const struct framing *fmt, size_t record_max)
 		sink_free(s);
 		return NULL;
 	}
+	if (s)
+		s->room = SIZE_MAX;	/* a stream has no file size to stay under */
 	return s;
 }
 
@@ -78,23 +84,32 @@ static void write_out(struct sink *s, size_t len, size_t records, time_t now)
 {
 	if (!records)
 		return;
-	if (s->ring)
+	if (s->ring) {
 		ring_write(s->ring, s->buf, len, records, now);
-	else
+		s->room = ring_room(s->ring);
+	} else {
 		pipeout_write(s->pipe, s->buf, len, records);
+	}
+}
+
+/* The batch so far goes out first, so that the file rotates between records;
+ * out of line, so that the common path of sink_commit() stays small enough
+ * to be inlined into the outputs. */
+static void __attribute__((noinline)) write_before(struct sink *s, size_t len, time_t now)
+{
+	write_out(s, s->len, s->records, now);
+	memmove(s->buf, s->buf + s->len, len);
+	s->len = 0;
+	s->records = 0;
 }
 
 void sink_commit(struct sink *s, size_t len, time_t now)
 {
-	if (s->ring && s->len && s->len + len > ring_room(s->ring)) {
-		write_out(s, s->len, s->records, now);
-		memmove(s->buf, s->buf + s->len, len);
-		s->len = 0;
-		s->records = 0;
-	}
+	if (__builtin_expect(s->len && s->len + len > s->room, 0))
+		write_before(s, len, now);
 	s->len += len;
 	s->records++;
-	if (s->len >= SINK_BATCH_BYTES)
+	if (__builtin_expect(s->len >= SINK_BATCH_BYTES, 0))
 		sink_flush(s, now);
 }
 
@@ -112,16 +127,24 @@ void sink_flush(struct sink *s, time_t now)
 
 void sink_tick(struct sink *s, time_t now)
 {
-	if (s->ring)
+	if (s->ring) {
 		ring_tick(s->ring, now);
-	else
+		s->room = ring_room(s->ring);
+	} else {
 		pipeout_tick(s->pipe);
+	}
 }
 
 int sink_reopen(struct sink *s, time_t now)
 {
+	int rc;
+
 	sink_flush(s, now);
-	return s->ring ? ring_reopen(s->ring, now) : 0;
+	if (!s->ring)
+		return 0;
+	rc = ring_reopen(s->ring, now);
+	s->room = ring_room(s->ring);
+	return rc;
 }
 
 void sink_stats(const struct sink *s, struct output_stats *out)

@@ -20,6 +20,9 @@
 #   logd-pcapng  gsmtap-logd -w, rotation on
 #   logd-text    gsmtap-logd --text, rotation on
 #   logd-both    gsmtap-logd -w --text, rotation on
+#   ref-*        the same with REF_LOGD, another gsmtap-logd binary (an older
+#                build), so that two versions are compared side by side in
+#                one run: REF_LOGD=old/gsmtap-logd SYSTEMS="logd-both ref-both"
 #
 # Phase 1: $ROUNDS rounds of $N datagrams at the blaster's full rate, systems in
 # rotating order per round.  CPU figures are medians over these rounds.
@@ -47,7 +50,7 @@
 #   HOSTS [16]  TEXT [0: 1..512 bytes]
 #   RATES ["50000 100000 150000 200000 250000"]  PORT [47291]
 #   FILESIZE_KB [100000]  FILES [5]  SYSTEMS ["sink sink-write dumpcap logd-count logd-pcapng logd-text logd-both"]
-#   QUIET_MAX [0.25 cores]  QUIET_WAIT [5 s]  BENCH_TMP [/var/tmp: on disk]
+#   QUIET_MAX [0.25 cores]  QUIET_WAIT [5 s]  BENCH_TMP [/var/tmp: on disk]  REF_LOGD [none]
 # Quick run: N=200000 ROUNDS=1 RATES="100000" bench/collector_throughput.sh
 set -euo pipefail
 
@@ -288,13 +291,14 @@ run_one()	# system phase target_rate round n
 			polls=20
 		fi
 		;;
-	logd-*)
-		local out=()
+	logd-* | ref-*)
+		local out=() bin=$LOGD
 
-		[[ $sys == logd-pcapng || $sys == logd-both ]] && out+=(-w "$d/out/p/log.pcapng")
-		[[ $sys == logd-text || $sys == logd-both ]] && out+=(--text "$d/out/t/log.txt")
-		[[ $sys == logd-count ]] && out+=(--count-only)
-		"$LOGD" -q -l "127.0.0.1:$PORT" "${out[@]}" "${opts[@]}" 2>"$d/logd.err" &
+		[[ $sys == ref-* ]] && bin=$REF_LOGD
+		[[ $sys == *-pcapng || $sys == *-both ]] && out+=(-w "$d/out/p/log.pcapng")
+		[[ $sys == *-text || $sys == *-both ]] && out+=(--text "$d/out/t/log.txt")
+		[[ $sys == *-count ]] && out+=(--count-only)
+		"$bin" -q -l "127.0.0.1:$PORT" "${out[@]}" "${opts[@]}" 2>"$d/logd.err" &
 		logd_pid=$!
 		pids+=("$logd_pid")
 		wait_for "$d/logd.err" 'listening on'
@@ -348,7 +352,7 @@ run_one()	# system phase target_rate round n
 			dropped=$((dropped + sent - written))
 		fi
 		;;
-	logd-*)
+	logd-* | ref-*)
 		recv=$(kv "$d/logd.err" received)
 		written=$(kv "$d/logd.err" written)
 		lost=$(kv "$d/logd.err" lost)
@@ -362,7 +366,7 @@ run_one()	# system phase target_rate round n
 	zero=0
 	[[ $recv == "$sent" && $lost == 0 && $dropped == 0 && $kdrops == 0 ]] && zero=1
 	[[ $sys == dumpcap && $written != "$sent" ]] && zero=0
-	[[ $sys == logd-* && $written != "$sent" ]] && zero=0
+	[[ ($sys == logd-* || $sys == ref-*) && $written != "$sent" ]] && zero=0
 
 	awk -v OFS='\t' -v sys="$sys" -v ph="$phase" -v tr="$rate" -v rd="$round" -v sent="$sent" \
 		-v ar="$arate" -v rc="$recv" -v lo="$lost" -v dr="$dropped" -v kd="$kdrops" -v wr="$written" \
@@ -382,6 +386,7 @@ echo "  nproc: $(nproc)"
 echo "  kernel: $(uname -r)"
 echo "  load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  gsmtap-logd: $("$LOGD" --version 2>&1 | head -1)"
+[[ -n ${REF_LOGD:-} ]] && echo "  ref-*: $REF_LOGD ($("$REF_LOGD" --version 2>&1 | head -1))"
 ((have_dumpcap)) && echo "  dumpcap: $(dumpcap -v 2>&1 | head -1)"
 echo "  traffic: N=$N RATE_N=$RATE_N hosts=$HOSTS text=${TEXT/#0/1..512} bytes, port $PORT, rounds=$ROUNDS, rates: ${RATES:-none} x $RATE_ROUNDS, warm-up: $WARMUP"
 echo "  rotation: -b filesize:$FILESIZE_KB -b files:$FILES into $work"

@@ -74,7 +74,7 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	increase_stat_node(st, "Duplicates", stream, FALSE, (fr->flags & GTL_DUPLICATE) ? 1 : 0);
 	increase_stat_node(st, "Restarts", stream, FALSE, (fr->flags & GTL_RESTART) ? 1 : 0);
 	increase_stat_node(st, "Malformed", stream, FALSE, fr->verdict != WIRE_OK);
-	if (fr->verdict != WIRE_OK)
+	if (fr->verdict != WIRE_OK || !(fr->flags & GTL_HAS_LOG))
 		return TAP_PACKET_REDRAW;
 
 	snprintf(name, sizeof(name), "ident %s", tap->ident && *tap->ident ? tap->ident : "-");

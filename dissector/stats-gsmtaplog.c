@@ -11,11 +11,13 @@
 #define NODE_LINES	"GSMTAP log lines"
 #define NODE_EXCESS	"delay_excess (us)"
 #define NODE_DELTA	"delta (us)"
+#define NODE_BACK	"negative (clock stepped back)"
 
 /* Buckets 0, 1, 2-3, 4-7, ... up to an open 2^24- (16.7 s): bpftrace's hist() in microseconds. */
 #define HIST_BUCKETS	26
 
 static int st_node_lines = -1;
+static int st_node_delta = -1;
 
 /* Range names are parsed by stats_tree ("lo-hi"); build them once. */
 static char hist_names[HIST_BUCKETS][24];
@@ -36,12 +38,13 @@ static void hist_ranges_init(void)
 		hist_ranges[i] = hist_names[i];
 }
 
-/* Microseconds for a bucket, clamped into the int that stats_tree counts in. */
+/* Microseconds, clamped into the int that stats_tree counts in: a step of
+ * more than 2147 s shows as that limit, with its sign. */
 static int usec_of(const nstime_t *t)
 {
 	gint64 us = (gint64)t->secs * 1000000 + t->nsecs / 1000;
 
-	return us > G_MAXINT ? G_MAXINT : (int)us;
+	return (int)CLAMP(us, -G_MAXINT, G_MAXINT);
 }
 
 static void gtl_stats_init(stats_tree *st)
@@ -49,7 +52,31 @@ static void gtl_stats_init(stats_tree *st)
 	hist_ranges_init();
 	st_node_lines = stats_tree_create_node(st, NODE_LINES, 0, STAT_DT_INT, TRUE);
 	stats_tree_create_range_node_string(st, NODE_EXCESS, 0, HIST_BUCKETS, hist_ranges);
-	stats_tree_create_range_node_string(st, NODE_DELTA, 0, HIST_BUCKETS, hist_ranges);
+	st_node_delta = stats_tree_create_range_node_string(st, NODE_DELTA, 0, HIST_BUCKETS, hist_ranges);
+	/* A bucket of its own for negative deltas, which no range takes: after
+	 * the ranges, which take every value >= 0, so stats_tree_tick_range()
+	 * (which expects only ranges) never reaches it; shown above them. */
+	stats_tree_create_node(st, NODE_BACK, st_node_delta, STAT_DT_INT, FALSE);
+	stat_node_set_flags(st, NODE_BACK, st_node_delta, FALSE, ST_FLG_SORT_TOP);
+}
+
+/* A delta into its thread's Average / Min / Max and into the histogram. */
+static void tick_delta(stats_tree *st, int thread, const nstime_t *delta)
+{
+	int us = usec_of(delta);
+
+	/* Average, min and max per thread: the max is the longest stall. */
+	avg_stat_node_add_value_int(st, NODE_DELTA, thread, FALSE, us);
+	tick_stat_node(st, NODE_DELTA, 0, TRUE);
+	if (delta->secs >= 0 && delta->nsecs >= 0) {
+		stats_tree_tick_range(st, NODE_DELTA, 0, us);
+		return;
+	}
+	/* What stats_tree_tick_range() does for the histogram's own columns. */
+	avg_stat_node_add_value_notick(st, NODE_DELTA, 0, FALSE, us);
+	avg_stat_node_add_value_int(st, NODE_BACK, st_node_delta, FALSE, us);
+	/* Again, because a reset (the GUI's retap) clears the flags init set. */
+	stat_node_set_flags(st, NODE_BACK, st_node_delta, FALSE, ST_FLG_SORT_TOP);
 }
 
 static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_,
@@ -91,14 +118,8 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	/* The range node's own count is the total; tick_range leaves it at 0. */
 	tick_stat_node(st, NODE_EXCESS, 0, TRUE);
 	stats_tree_tick_range(st, NODE_EXCESS, 0, usec_of(&fr->delay_excess));
-	if (fr->flags & GTL_HAS_DELTA) {
-		/* Average, min and max per thread: the max is the longest stall. */
-		avg_stat_node_add_value_int(st, NODE_DELTA, thread, FALSE, usec_of(&fr->delta));
-		if (fr->delta.secs >= 0 && fr->delta.nsecs >= 0) {
-			tick_stat_node(st, NODE_DELTA, 0, TRUE);
-			stats_tree_tick_range(st, NODE_DELTA, 0, usec_of(&fr->delta));
-		}
-	}
+	if (fr->flags & GTL_HAS_DELTA)
+		tick_delta(st, thread, &fr->delta);
 	return TAP_PACKET_REDRAW;
 }
 

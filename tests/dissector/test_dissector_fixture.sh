@@ -111,7 +111,8 @@ check_tree "$t" <<TABLE
 1|^delay_excess (us);1024-2047
 3|^delay_excess (us);2048-4095
 1|^delay_excess (us);4096-8191
-13|^delta (us)
+15|^delta (us)
+2|^delta (us);negative (clock stepped back)
 1|^delta (us);0
 1|^delta (us);8-15
 2|^delta (us);64-127

@@ -9,6 +9,7 @@
 #include "gsmtaplog.h"
 
 #define NODE_LINES	"GSMTAP log lines"
+#define NODE_EXPECTED	"Lines expected (received + lost)"
 #define NODE_EXCESS	"delay_excess (us)"
 #define NODE_DELTA	"delta (us)"
 #define NODE_BACK	"negative (clock stepped back)"
@@ -17,6 +18,7 @@
 #define HIST_BUCKETS	26
 
 static int st_node_lines = -1;
+static int st_node_expected = -1;
 static int st_node_delta = -1;
 
 /* Range names are parsed by stats_tree ("lo-hi"); build them once. */
@@ -51,6 +53,7 @@ static void gtl_stats_init(stats_tree *st)
 {
 	hist_ranges_init();
 	st_node_lines = stats_tree_create_node(st, NODE_LINES, 0, STAT_DT_INT, TRUE);
+	st_node_expected = stats_tree_create_node(st, NODE_EXPECTED, 0, STAT_DT_INT, TRUE);
 	stats_tree_create_range_node_string(st, NODE_EXCESS, 0, HIST_BUCKETS, hist_ranges);
 	st_node_delta = stats_tree_create_range_node_string(st, NODE_DELTA, 0, HIST_BUCKETS, hist_ranges);
 	/* A bucket of its own for negative deltas, which no range takes: after
@@ -58,6 +61,15 @@ static void gtl_stats_init(stats_tree *st)
 	 * (which expects only ranges) never reaches it; shown above them. */
 	stats_tree_create_node(st, NODE_BACK, st_node_delta, STAT_DT_INT, FALSE);
 	stat_node_set_flags(st, NODE_BACK, st_node_delta, FALSE, ST_FLG_SORT_TOP);
+}
+
+/* The node of stream s under top, increased by inc. */
+static int stream_node(stats_tree *st, int top, const struct gtl_stream *s, int inc)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "Stream %u %s", s->index, s->name);
+	return increase_stat_node(st, name, top, TRUE, inc);
 }
 
 /* A delta into its thread's Average / Min / Max and into the histogram. */
@@ -85,22 +97,26 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 {
 	const struct gtl_tap *tap = (const struct gtl_tap *)p;
 	const struct gtl_frame *fr = tap->frame;
+	/* A late arrival that fills a gap takes back the loss counted for it. */
+	int lost = (int)fr->lost - ((fr->flags & GTL_FILLED) ? 1 : 0);
 	const char *level;
 	char name[128];
-	int stream, ident, thread;
+	int stream, expected, ident, thread;
 
 	tick_stat_node(st, NODE_LINES, 0, TRUE);
-	snprintf(name, sizeof(name), "Stream %u %s", fr->stream->index, fr->stream->name);
-	stream = tick_stat_node(st, name, st_node_lines, TRUE);
-
-	/* Every counter exists from a stream's first line on, so that 0 is shown.
-	 * A late arrival that fills a gap takes back the loss counted for it. */
-	increase_stat_node(st, "Lost", stream, FALSE,
-			   (int)fr->lost - ((fr->flags & GTL_FILLED) ? 1 : 0));
+	stream = stream_node(st, st_node_lines, fr->stream, 1);
+	/* Every counter exists from a stream's first line on, so that 0 is shown. */
 	increase_stat_node(st, "Reordered", stream, FALSE, (fr->flags & GTL_REORDERED) ? 1 : 0);
 	increase_stat_node(st, "Duplicates", stream, FALSE, (fr->flags & GTL_DUPLICATE) ? 1 : 0);
 	increase_stat_node(st, "Restarts", stream, FALSE, (fr->flags & GTL_RESTART) ? 1 : 0);
 	increase_stat_node(st, "Malformed", stream, FALSE, fr->verdict != WIRE_OK);
+
+	/* Lost lines are none of the lines received, so they are counted under
+	 * received + lost, where the Percent column is the stream's loss rate. */
+	increase_stat_node(st, NODE_EXPECTED, 0, TRUE, 1 + lost);
+	expected = stream_node(st, st_node_expected, fr->stream, 1 + lost);
+	tick_stat_node(st, "Received", expected, FALSE);
+	increase_stat_node(st, "Lost", expected, FALSE, lost);
 	if (fr->verdict != WIRE_OK || !(fr->flags & GTL_HAS_LOG))
 		return TAP_PACKET_REDRAW;
 

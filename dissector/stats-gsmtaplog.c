@@ -14,6 +14,15 @@
 #define NODE_DELTA	"delta (us)"
 #define NODE_BACK	"negative (clock stepped back)"
 
+/*
+ * stats_tree appends a child by walking its parent's list of children, so one
+ * node with n children costs n^2 / 2 steps (100k streams: minutes).  Streams
+ * after the first STREAMS_PER_NODE go into nodes of that many, "Streams
+ * 1001-2000", which bounds every list; up to that many streams sit right
+ * under the top node, where a reader looks first.
+ */
+#define STREAMS_PER_NODE	1000
+
 /* Buckets 0, 1, 2-3, 4-7, ... up to an open 2^24- (16.7 s): bpftrace's hist() in microseconds. */
 #define HIST_BUCKETS	26
 
@@ -63,13 +72,20 @@ static void gtl_stats_init(stats_tree *st)
 	stat_node_set_flags(st, NODE_BACK, st_node_delta, FALSE, ST_FLG_SORT_TOP);
 }
 
-/* The node of stream s under top, increased by inc. */
+/* The node of stream s under top, increased by inc (see STREAMS_PER_NODE). */
 static int stream_node(stats_tree *st, int top, const struct gtl_stream *s, int inc)
 {
 	char name[128];
+	guint32 first;
+	int parent = top;
 
+	if (s->index > STREAMS_PER_NODE) {
+		first = (s->index - 1) / STREAMS_PER_NODE * STREAMS_PER_NODE + 1;
+		snprintf(name, sizeof(name), "Streams %u-%u", first, first + STREAMS_PER_NODE - 1);
+		parent = increase_stat_node(st, name, top, TRUE, inc);
+	}
 	snprintf(name, sizeof(name), "Stream %u %s", s->index, s->name);
-	return increase_stat_node(st, name, top, TRUE, inc);
+	return increase_stat_node(st, name, parent, TRUE, inc);
 }
 
 /* A delta into its thread's Average / Min / Max and into the histogram. */

@@ -17,6 +17,8 @@ enum gtl_flag {
 	GTL_RESTART	= 1 << 4,	/*!< the sender started its sequence again */
 	GTL_CLOCK_BACK	= 1 << 5,	/*!< in order, but the sender clock went backwards */
 	GTL_TRUNCATED	= 1 << 6,	/*!< text cut at libosmocore's 4096-byte limit */
+	GTL_CUT		= 1 << 8,	/*!< the capture's snaplen cut the datagram */
+	GTL_HAS_LOG	= 1 << 9,	/*!< the log header up to the level was captured: times, ident, pid */
 };
 
 /*! One sender: source address and port, as the collector keys its streams. */
@@ -31,9 +33,9 @@ struct gtl_frame {
 	const struct gtl_stream *stream;
 	guint32 seq;		/*!< 0 when the sender has no sequence */
 	guint32 lost;		/*!< sequence numbers missing just before this one */
-	guint32 pid;
+	guint32 pid;		/*!< pid, level and the times: only with GTL_HAS_LOG */
 	guint8 level;
-	guint8 verdict;		/*!< enum wire_verdict; only WIRE_OK has pid, level and times */
+	guint8 verdict;		/*!< enum wire_verdict, of the datagram as sent (its reported length) */
 	guint16 flags;		/*!< enum gtl_flag */
 	nstime_t delta;		/*!< sender time since the previous line of this stream and pid */
 	nstime_t delay;		/*!< capture time minus sender time */

@@ -48,6 +48,7 @@ static expert_field ei_gsmtaplog_duplicate = EI_INIT;
 static expert_field ei_gsmtaplog_restart = EI_INIT;
 static expert_field ei_gsmtaplog_clock_back = EI_INIT;
 static expert_field ei_gsmtaplog_truncated = EI_INIT;
+static expert_field ei_gsmtaplog_cut = EI_INIT;
 static expert_field ei_gsmtaplog_malformed = EI_INIT;
 
 static int gsmtaplog_tap = -1;
@@ -119,10 +120,11 @@ static struct stream_state *stream_lookup(packet_info *pinfo)
 	return s;
 }
 
-/* Classify the datagram as wire_decode() does, but through the tvb. */
+/* Classify the datagram as wire_decode() does, but through the tvb, and by
+ * its length as sent: a snaplen that cuts it does not make it malformed. */
 static enum wire_verdict classify(tvbuff_t *tvb, guint *hdr_bytes)
 {
-	guint len = tvb_captured_length(tvb);
+	guint len = tvb_reported_length(tvb);
 
 	if (len < WIRE_GSMTAP_HDR_LEN)
 		return WIRE_SHORT;
@@ -204,20 +206,31 @@ static void analyse_time(struct stream_state *s, struct gtl_frame *fr,
 	nstime_delta(&fr->delay_excess, &fr->delay, &s->min_delay);
 }
 
-/* The first-pass analysis of one datagram on our port. */
+/*
+ * The first-pass analysis of one datagram on our port.  When the capture's
+ * snaplen cut it, each part runs only if its bytes were captured: the
+ * sequence needs the GSMTAP header up to frame_number, everything else the
+ * log header up to the level.  A sequence without the ident is taken to be
+ * the same sender's, so a cut line neither restarts nor loses the sequence.
+ */
 static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 {
 	struct gtl_frame *fr = wmem_new0(wmem_file_scope(), struct gtl_frame);
 	struct stream_state *s = stream_lookup(pinfo);
 	guint hdr = 0, lh, text_len, last;
-	gboolean same_sender;
+	gboolean same_sender = TRUE;
 	guint32 sec, usec;
 	nstime_t sent;
 
+	fr->stream = &s->pub;
+	if (tvb_captured_length(tvb) < tvb_reported_length(tvb))
+		fr->flags |= GTL_CUT;
+	/* Cut before its type: all there is to tell is that it came. */
+	if (!tvb_bytes_exist(tvb, WIRE_OFF_TYPE, 1) && (fr->flags & GTL_CUT))
+		return fr;
 	/* Other GSMTAP types still take a stream index, as in the collector,
 	 * but their frame_number is a GSM frame number, not our sequence. */
-	fr->stream = &s->pub;
-	if (tvb_captured_length(tvb) > WIRE_OFF_TYPE &&
+	if (tvb_bytes_exist(tvb, WIRE_OFF_TYPE, 1) &&
 	    tvb_get_guint8(tvb, WIRE_OFF_TYPE) != WIRE_TYPE_LOG) {
 		fr->verdict = WIRE_NOT_LOG;
 		return fr;
@@ -227,7 +240,13 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 		return fr;
 
 	lh = hdr;
-	fr->seq = tvb_get_ntohl(tvb, WIRE_OFF_FRAME_NUMBER);
+	if (tvb_bytes_exist(tvb, WIRE_OFF_FRAME_NUMBER, 4))
+		fr->seq = tvb_get_ntohl(tvb, WIRE_OFF_FRAME_NUMBER);
+	if (!tvb_bytes_exist(tvb, lh, WIRE_LOG_OFF_LEVEL + 1)) {
+		analyse_seq(s, fr, same_sender);
+		return fr;
+	}
+	fr->flags |= GTL_HAS_LOG;
 	sec = tvb_get_ntohl(tvb, lh + WIRE_LOG_OFF_SEC);
 	usec = tvb_get_ntohl(tvb, lh + WIRE_LOG_OFF_USEC);
 	fr->pid = tvb_get_ntohl(tvb, lh + WIRE_LOG_OFF_PID);
@@ -259,6 +278,12 @@ static void show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const stru
 	pi = proto_tree_add_uint(st, hf_gsmtaplog_stream, tvb, 0, 0, fr->stream->index);
 	proto_item_set_generated(pi);
 
+	if (fr->flags & GTL_CUT)
+		expert_add_info_format(pinfo, ti, &ei_gsmtaplog_cut,
+				       "Cut by the capture's snaplen: %u of %u bytes captured%s",
+				       tvb_captured_length(tvb), tvb_reported_length(tvb),
+				       (fr->flags & GTL_HAS_LOG) || fr->verdict != WIRE_OK ? "" :
+				       ", too few for the timing analysis");
 	if (fr->verdict != WIRE_OK) {
 		expert_add_info_format(pinfo, ti, &ei_gsmtaplog_malformed,
 				       "Not a GSMTAP log datagram: %s (%u bytes)",
@@ -287,6 +312,8 @@ static void show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const stru
 			expert_add_info(pinfo, ti, &ei_gsmtaplog_restart);
 	}
 
+	if (!(fr->flags & GTL_HAS_LOG))
+		return;
 	if (fr->flags & GTL_HAS_DELTA) {
 		pi = proto_tree_add_time(st, hf_gsmtaplog_delta, tvb, 0, 0, &fr->delta);
 		proto_item_set_generated(pi);
@@ -312,12 +339,15 @@ static int dissect_gsmtaplog(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	struct gtl_tap *tap;
 
 	/* The built-in dissector first, so its fields and columns come as usual.
-	 * Its exceptions on a short datagram must not cost us our own verdict. */
+	 * Its exceptions on a short or snaplen-cut datagram must not cost us our
+	 * own analysis; each is shown where it happened, as the top level would
+	 * ("[Packet size limited during capture: GSMTAP-LOG truncated]" for a cut). */
 	if (gsmtap_handle) {
 		TRY {
 			call_dissector_only(gsmtap_handle, tvb, pinfo, tree, data);
 		}
-		CATCH_NONFATAL_ERRORS {
+		CATCH6(BoundsError, FragmentBoundsError, ReportedBoundsError,
+		       ContainedBoundsError, ScsiBoundsError, ReassemblyError) {
 			show_exception(tvb, pinfo, tree, EXCEPT_CODE, GET_MESSAGE);
 		}
 		ENDTRY;
@@ -344,7 +374,7 @@ static int dissect_gsmtaplog(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 		tap = wmem_new(pinfo->pool, struct gtl_tap);
 		tap->frame = fr;
 		tap->ident = NULL;
-		if (fr->verdict == WIRE_OK)
+		if (fr->flags & GTL_HAS_LOG)
 			tap->ident = (const char *)tvb_get_stringzpad(pinfo->pool, tvb,
 					tvb_get_guint8(tvb, WIRE_OFF_HDR_LEN) * 4u + WIRE_LOG_OFF_IDENT,
 					WIRE_IDENT_LEN, ENC_ASCII);
@@ -397,6 +427,9 @@ void proto_register_gsmtaplog(void)
 		{ &ei_gsmtaplog_truncated,
 		  { "gsmtaplog.expert.truncated", PI_UNDECODED, PI_NOTE,
 		    "Text truncated at libosmocore's 4096-byte limit", EXPFILL } },
+		{ &ei_gsmtaplog_cut,
+		  { "gsmtaplog.expert.cut", PI_UNDECODED, PI_NOTE,
+		    "Cut by the capture's snaplen", EXPFILL } },
 		{ &ei_gsmtaplog_malformed,
 		  { "gsmtaplog.expert.malformed", PI_MALFORMED, PI_ERROR,
 		    "Not a GSMTAP log datagram: short or malformed header", EXPFILL } },

@@ -49,33 +49,62 @@ frames() {
 	ts_with -r "$1" -Y "$2" -T fields -e frame.number 2>/dev/null | paste -sd' '
 }
 
-# tree FILE [tshark options]: "-z gsmtaplog,tree" as "INDENTNAME=COUNT" lines.
-tree() {
+# tree_rows FILE [tshark options]: "-z gsmtaplog,tree" as "INDENTNAME=COUNT
+# AVERAGE MIN MAX PERCENT" lines, "." for an empty column.  Names are padded
+# to where the header has "Count"; the columns after it are told apart by how
+# many there are, not by position, because a long value (-1073741952.00)
+# overflows its column: count, rate, percent and the two burst columns, with
+# average, min and max after the count on the nodes that have them.  (No
+# regular expression on the whole row: mawk takes a minute on 100k streams.)
+tree_rows() {
 	local f=$1
 	shift
-	ts_with -r "$f" "$@" -q -z gsmtaplog,tree 2>/dev/null |
-		sed -nE 's/^( *)([^ ]+( [^ ]+)*) {2,}(-?[0-9]+) .*/\1\2=\4/p'
+	ts_with -r "$f" "$@" -q -z gsmtaplog,tree 2>/dev/null | awk '
+		/^Topic \/ Item/ { c = index($0, "Count"); next }
+		c && $0 !~ /^-*$/ {
+			name = substr($0, 1, c - 1)
+			sub(/ +$/, "", name)
+			n = split(substr($0, c), v, " ")
+			avg = n >= 7 ? v[2] " " v[3] " " v[4] : ". . ."
+			pct = n == 8 ? v[6] : n == 5 ? v[3] : "."
+			print name "=" v[1] " " avg " " pct
+		}'
 }
 
-# node TREE PATH...: the count of the node reached by matching one line per
-# PATH element, each the first match (by name, any depth) after the previous;
-# an element starting with ^ matches only a top-level node.
+# tree FILE [tshark options]: the same as "INDENTNAME=COUNT" lines.
+tree() {
+	tree_rows "$@" | sed 's/\(=[^ ]*\) .*/\1/'
+}
+
+# node TREE PATH...: what follows "=" on the row reached by matching one row
+# per PATH element, each the first match (by name, any depth) after the
+# previous; an element starting with ^ matches only a top-level node.
 node() {
 	local tree=$1
 	shift
 	local IFS='|'
 	awk -v path="$*" '
-		BEGIN { n = split(path, want, "|"); i = 1 }
+		BEGIN {
+			n = split(path, want, "|")
+			for (i = 1; i <= n; i++)
+				if (top[i] = substr(want[i], 1, 1) == "^")
+					want[i] = substr(want[i], 2)
+			i = 1
+		}
 		{
-			name = $0; top = name !~ /^ /
-			sub(/^ */, "", name); sub(/=[^=]*$/, "", name)
-			w = want[i]
-			if (substr(w, 1, 1) == "^") { if (!top) next; w = substr(w, 2) }
-			if (name != w) next
-			if (i == n) { sub(/.*=/, ""); print; exit }
+			# Names hold no "=", so this is the name or no match at all.
+			p = index($0, want[i] "=")
+			if (!p || (top[i] ? p != 1 : substr($0, 1, p - 1) ~ /[^ ]/))
+				next
+			if (i == n) { print substr($0, p + length(want[i]) + 1); exit }
 			i++
 		}
 	' <<<"$tree"
+}
+
+# branch TREE NAME: the row of the top-level node NAME and the rows under it.
+branch() {
+	awk -v name="$2" '/^[^ ]/ { on = index($0, name "=") == 1 } on' <<<"$1"
 }
 
 # Every field of the built-in gsmtap_log dissector, which the plugin must leave as it is.
@@ -83,7 +112,8 @@ builtin_fields=(-e frame.number -e gsmtap_log.timestamp -e gsmtap_log.ident -e g
 		-e gsmtap_log.level -e gsmtap_log.subsys -e gsmtap_log.src_file.name
 		-e gsmtap_log.src_file.line_nr -e gsmtap_log.string)
 
-# check_tree TREE: one test per "COUNT|NODE;CHILD;..." line on stdin.
+# check_tree TREE: one test per "COUNT|NODE;CHILD;..." line on stdin (or
+# "COUNT AVERAGE MIN MAX PERCENT|..." on a tree from tree_rows).
 check_tree() {
 	local want path p
 	while IFS='|' read -r want path; do

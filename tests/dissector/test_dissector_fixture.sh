@@ -83,10 +83,13 @@ done
 # The stats tree counts lines, levels and losses per stream, ident and pid.
 t=$(tree "$FIXTURE")
 S1="Stream 1 10.0.0.1:40001" S2="Stream 2 10.0.0.1:40002" S3="Stream 3 [2001:db8::1]:40003"
+EXP="^Lines expected (received + lost)"
 check_tree "$t" <<TABLE
 23|^GSMTAP log lines
 13|$S1
-2|$S1;Lost
+15|$EXP;$S1
+13|$EXP;$S1;Received
+2|$EXP;$S1;Lost
 1|$S1;Reordered
 1|$S1;Duplicates
 2|$S1;Restarts
@@ -98,20 +101,21 @@ check_tree "$t" <<TABLE
 2|$S1;ident fixture-a;pid 101
 1|$S1;ident fixture-a2
 8|$S2
-0|$S2;Lost
+0|$EXP;$S2;Lost
 3|$S2;Malformed
 3|$S2;ident fixture-b;pid 200
 1|$S2;ident fixture-b;pid 200;FATAL
 2|$S2;ident fixture-b;pid 201
 2|$S3
-0|$S3;Lost
+0|$EXP;$S3;Lost
 20|^delay_excess (us)
 14|^delay_excess (us);0
 1|^delay_excess (us);32-63
 1|^delay_excess (us);1024-2047
 3|^delay_excess (us);2048-4095
 1|^delay_excess (us);4096-8191
-13|^delta (us)
+15|^delta (us)
+2|^delta (us);negative (clock stepped back)
 1|^delta (us);0
 1|^delta (us);8-15
 2|^delta (us);64-127

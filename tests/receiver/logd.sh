@@ -6,6 +6,7 @@ BLAST="$BUILDDIR/tests/tools/gsmtap-blast"
 OSMO_SENDER="$BUILDDIR/tests/tools/osmo-sender"
 HOSTILE="$BUILDDIR/tests/tools/gsmtap-hostile"
 SPOOF="$BUILDDIR/tests/tools/gsmtap-spoof"
+SWAPPER=${SWAPPER:-$BUILDDIR/tests/tools/link-swapper}	# new tool: given from a newer build to run against an old one
 
 # start_logd ARGS...: run gsmtap-logd in the background (stderr in $T/logd.err)
 # and wait for its start-up line; sets LOGD_PID.

@@ -74,11 +74,25 @@ static uint64_t walk_blocks(struct reader *rd, uint64_t size)
 	return off;
 }
 
+/* Whether the file starts with an SHB's block type, or with as much of one as
+ * it holds: a file of a few bytes may be the start of ours, torn. */
+static bool starts_with_shb(int fd, uint64_t size)
+{
+	const uint32_t shb = PCAPNG_BLOCK_SHB;	/* the same bytes in either order */
+	uint8_t head[4];
+	size_t n = size < sizeof(head) ? size : sizeof(head);
+
+	return pread(fd, head, n, 0) == (ssize_t)n && !memcmp(head, &shb, n);
+}
+
 uint64_t recover_pcapng(int fd, uint64_t size)
 {
-	struct reader rd = { .fd = fd, .buf = malloc(READ_CHUNK) };
+	struct reader rd = { .fd = fd };
 	uint64_t keep;
 
+	if (!starts_with_shb(fd, size))
+		return size;	/* not pcapng, however short */
+	rd.buf = malloc(READ_CHUNK);
 	if (!rd.buf)
 		return size;	/* cannot check: leave the file as it is */
 	keep = walk_blocks(&rd, size);

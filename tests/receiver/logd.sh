@@ -91,3 +91,9 @@ packets() {
 	done
 	echo "$sum"
 }
+
+# pcapng_blocks sections|names FILE...: each section's packets and last ISB counters,
+# or each NRB record, as tests/receiver/pcapng-blocks.py reads them.
+pcapng_blocks() {
+	python3 "$SRCDIR/tests/receiver/pcapng-blocks.py" "$@"
+}

@@ -7,7 +7,7 @@ Usage: pcapng-blocks.py sections FILE...
          one line per section: FILE SECTION epb=N isbs=K usrdeliv=V ifrecv=V
          (the counters of the section's last ISB, '-' without one)
        pcapng-blocks.py names FILE...
-         one line per NRB record: ADDRESS NAME
+         one line per distinct NRB record over all the files: ADDRESS NAME
 Fails loudly on a block whose two lengths differ or that runs past the end.
 """
 import ipaddress
@@ -62,10 +62,11 @@ def sections(path):
         print(f"{path} {i} epb={s['epb']} isbs={s['isbs']} usrdeliv={s['usrdeliv']} ifrecv={s['ifrecv']}")
 
 
-def names(path):
+def names(path, seen):
     for btype, order, body in blocks(path):
-        if btype != NRB:
+        if btype != NRB or body in seen:
             continue
+        seen.add(body)	# files of one run repeat their name blocks
         off = 0
         while off + 4 <= len(body):
             rtype, rlen = struct.unpack_from(order + 'HH', body, off)
@@ -75,7 +76,8 @@ def names(path):
             size = 4 if rtype == 1 else 16
             addr = ipaddress.ip_address(value[:size])
             for name in value[size:].split(b'\0'):
-                if name:
+                if name and (addr, name) not in seen:
+                    seen.add((addr, name))
                     print(addr, name.decode())
             off += 4 + (rlen + 3) // 4 * 4
 
@@ -83,5 +85,9 @@ def names(path):
 if __name__ == '__main__':
     if len(sys.argv) < 3 or sys.argv[1] not in ('sections', 'names'):
         sys.exit(__doc__)
+    seen = set()
     for f in sys.argv[2:]:
-        {'sections': sections, 'names': names}[sys.argv[1]](f)
+        if sys.argv[1] == 'sections':
+            sections(f)
+        else:
+            names(f, seen)

@@ -57,19 +57,20 @@ static void parse(void)
 
 static void format(void)
 {
-	struct sockaddr_storage ss = fixture_addr("fe80::1", 4729);
+	struct sockaddr_storage ss;
 	char buf[64];
 
+	fixture_addr(&ss, "fe80::1", 4729);
 	((struct sockaddr_in6 *)&ss)->sin6_scope_id = 2;
 	is_mem(buf, addr_format(buf, sizeof(buf), SA(ss)), "[fe80::1%2]:4729",
 	       "a link-local source shows its scope, which tells two such senders apart");
-	ss = fixture_addr("192.0.2.1", 65535);
+	fixture_addr(&ss, "192.0.2.1", 65535);
 	is_int(addr_format(buf, sizeof(buf), SA(ss)), 15, "addr_format returns the length of 192.0.2.1:65535");
 	ok(!strcmp(buf, "192.0.2.1:65535"), "and NUL-terminates it");
 	is_int(addr_format(buf, 15, SA(ss)), 0, "no room for the NUL returns 0");
 	ok(buf[0] == '\0', "and leaves an empty string");
 	is_int(addr_format(buf, 0, SA(ss)), 0, "no room at all returns 0 and writes nothing");
-	ss = fixture_addr("2001:db8::42", 1);
+	fixture_addr(&ss, "2001:db8::42", 1);
 	is_mem(buf, addr_format(buf, sizeof(buf), SA(ss)), "[2001:db8::42]:1", "IPv6 in brackets, then the port");
 	ss.ss_family = AF_UNIX;
 	is_mem(buf, addr_format(buf, sizeof(buf), SA(ss)), "-", "an address of another family is -");
@@ -79,53 +80,62 @@ static void format(void)
 
 static void unmap(void)
 {
-	struct sockaddr_storage ss = fixture_addr("::ffff:10.1.2.3", 4242), plain = fixture_addr("10.1.2.3", 4242);
+	struct sockaddr_storage ss, plain;
 	char buf[ADDR_TEXT_MAX];
+
+	fixture_addr(&ss, "::ffff:10.1.2.3", 4242);
+	fixture_addr(&plain, "10.1.2.3", 4242);
 
 	addr_unmap(&ss);
 	is_int(ss.ss_family, AF_INET, "a v4-mapped IPv6 address becomes AF_INET");
 	ok(!memcmp(&ss, &plain, sizeof(struct sockaddr_in)), "with the same address and port, the rest zero");
 	is_mem(buf, addr_format(buf, sizeof(buf), SA(ss)), "10.1.2.3:4242", "and prints as IPv4");
-	ss = fixture_addr("2001:db8::ffff:a01:203", 7);
+	fixture_addr(&ss, "2001:db8::ffff:a01:203", 7);
 	addr_unmap(&ss);
 	is_mem(buf, addr_format(buf, sizeof(buf), SA(ss)), "[2001:db8::ffff:a01:203]:7", "other IPv6 is left as it is");
-	ss = fixture_addr("10.1.2.3", 7);
+	fixture_addr(&ss, "10.1.2.3", 7);
 	addr_unmap(&ss);
 	is_mem(buf, addr_format(buf, sizeof(buf), SA(ss)), "10.1.2.3:7", "IPv4 is left as it is");
 }
 
+/* addr_set() of one family's address and port 4729, then every accessor of it. */
+static void family_parts(int family, const uint8_t *addr, size_t size, const char *text, size_t len)
+{
+	static const uint8_t port[2] = { 0x12, 0x79 };	/* 4729, big-endian */
+	struct sockaddr_storage ss;
+	const uint8_t *bytes = NULL;
+	char buf[ADDR_TEXT_MAX];
+
+	addr_set(&ss, family, addr, port);
+	is_mem(buf, addr_format(buf, sizeof(buf), SA(ss)), text, "addr_set: %s, the port big-endian", text);
+	is_int(addr_bytes(SA(ss), &bytes), family, "%s: addr_bytes gives the family", text);
+	ok(bytes && !memcmp(bytes, addr, size), "%s: and the %zu address bytes", text, size);
+	is_int(addr_port(SA(ss)), 4729, "%s: addr_port in host order", text);
+	is_int(addr_len(SA(ss)), len, "%s: addr_len is the family's sockaddr", text);
+}
+
 static void parts(void)
 {
-	static const uint8_t v4[4] = { 192, 0, 2, 9 }, port[2] = { 0x12, 0x79 };	/* 4729 */
+	static const uint8_t v4[4] = { 192, 0, 2, 9 };
 	static const uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 	struct sockaddr_storage ss;
 	const uint8_t *bytes;
-	char buf[ADDR_TEXT_MAX];
 
-	addr_set(&ss, AF_INET, v4, port);
-	is_mem(buf, addr_format(buf, sizeof(buf), SA(ss)), "192.0.2.9:4729", "addr_set AF_INET: address and big-endian port");
-	is_int(addr_bytes(SA(ss), &bytes), AF_INET, "addr_bytes gives the family");
-	ok(!memcmp(bytes, v4, 4), "and the 4 address bytes");
-	is_int(addr_port(SA(ss)), 4729, "addr_port in host order");
-	is_int(addr_len(SA(ss)), sizeof(struct sockaddr_in), "addr_len of IPv4");
-	addr_set(&ss, AF_INET6, v6, port);
-	is_mem(buf, addr_format(buf, sizeof(buf), SA(ss)), "[2001:db8::1]:4729", "addr_set AF_INET6");
-	is_int(addr_bytes(SA(ss), &bytes), AF_INET6, "addr_bytes gives AF_INET6");
-	ok(!memcmp(bytes, v6, 16), "and the 16 address bytes");
-	is_int(addr_port(SA(ss)), 4729, "addr_port of IPv6");
-	is_int(addr_len(SA(ss)), sizeof(struct sockaddr_in6), "addr_len of IPv6");
+	family_parts(AF_INET, v4, sizeof(v4), "192.0.2.9:4729", sizeof(struct sockaddr_in));
+	family_parts(AF_INET6, v6, sizeof(v6), "[2001:db8::1]:4729", sizeof(struct sockaddr_in6));
+	fixture_addr(&ss, "192.0.2.9", 1);
 	ss.ss_family = AF_UNIX;
 	is_int(addr_bytes(SA(ss), &bytes), AF_UNSPEC, "another family has no address bytes");
 	is_int(addr_port(SA(ss)), 0, "nor a port");
 	is_int(addr_len(SA(ss)), 0, "nor a length the collector uses");
 
-	ss = fixture_addr("0.0.0.0", 1);
+	fixture_addr(&ss, "0.0.0.0", 1);
 	ok(addr_is_wildcard(SA(ss)), "0.0.0.0 is the wildcard");
-	ss = fixture_addr("::", 1);
+	fixture_addr(&ss, "::", 1);
 	ok(addr_is_wildcard(SA(ss)), ":: is the wildcard");
-	ss = fixture_addr("127.0.0.1", 1);
+	fixture_addr(&ss, "127.0.0.1", 1);
 	ok(!addr_is_wildcard(SA(ss)), "127.0.0.1 is not");
-	ss = fixture_addr("::1", 1);
+	fixture_addr(&ss, "::1", 1);
 	ok(!addr_is_wildcard(SA(ss)), "::1 is not");
 }
 

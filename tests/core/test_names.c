@@ -33,8 +33,11 @@ static struct names *load_str(const char *text)
 /* The name of ADDR (any port), or "(none)". */
 static const char *lookup(const struct names *n, const char *addr)
 {
-	struct sockaddr_storage ss = fixture_addr(addr, 4729);
-	const char *name = names_lookup(n, (const struct sockaddr *)&ss);
+	struct sockaddr_storage ss;
+	const char *name;
+
+	fixture_addr(&ss, addr, 4729);
+	name = names_lookup(n, (const struct sockaddr *)&ss);
 
 	return name ? name : "(none)";
 }

@@ -26,26 +26,35 @@ static int file_of(const void *data, size_t len)
 	return fd;
 }
 
-static uint64_t text_keeps(const char *data, size_t len)
+/* What \a recover keeps of a file holding \a len bytes of \a data. */
+static uint64_t keeps(uint64_t (*recover)(int fd, uint64_t size), const void *data, size_t len)
 {
 	int fd = file_of(data, len);
-	uint64_t keep = recover_text(fd, len);
+	uint64_t keep = recover(fd, len);
 
 	close(fd);
 	return keep;
+}
+
+static uint64_t text_keeps(const char *data, size_t len)
+{
+	return keeps(recover_text, data, len);
 }
 
 /* Line \a n as text_format() writes it, so that the tests follow its layout. */
 static const char *our_line(int n)
 {
 	static char buf[4][TEXT_LINE_MAX];
-	struct rx_record r = { .rx_time = { 1795991302, 289013790 }, .src = fixture_addr("127.0.0.1", 51234) };
+	struct rx_record r = { .rx_time = { 1795991302, 289013790 } };
 	struct wire_log log = {
 		.sec = 1795991302, .usec = 288990, .pid = 4242, .line = n, .level = WIRE_LEVEL_INFO,
 		.ident = S("OsmoBTS"), .subsys = S("RSL"), .file = S("rsl.c"), .text = S("hello\n"),
 	};
 	char *out = buf[n % 4];
-	size_t len = text_format(out, TEXT_LINE_MAX - 1, &r, &log, 0);
+	size_t len;
+
+	fixture_addr(&r.src, "127.0.0.1", 51234);
+	len = text_format(out, TEXT_LINE_MAX - 1, &r, &log, 0);
 
 	if (!len)
 		BAIL_OUT("text_format");
@@ -109,9 +118,12 @@ static void text_files(void)
 /* pcapng: SHB, IDB, three EPBs, ISB; \a ends gets the offset after each block. */
 static size_t make_pcapng(uint8_t *buf, size_t room, size_t *ends)
 {
-	struct sockaddr_storage src = fixture_addr("127.0.0.1", 4242), dst = fixture_addr("127.0.0.1", 4729);
+	struct sockaddr_storage src, dst;
 	const struct pcapng_if_stats st = { .ifrecv = 3, .usrdeliv = 3 };
 	size_t len = 0, k = 0;
+
+	fixture_addr(&src, "127.0.0.1", 4242);
+	fixture_addr(&dst, "127.0.0.1", 4729);
 
 	len += pcapng_shb(buf + len, room - len, "test");
 	ends[k++] = len;
@@ -129,11 +141,7 @@ static size_t make_pcapng(uint8_t *buf, size_t room, size_t *ends)
 
 static uint64_t pcapng_keeps(const uint8_t *data, size_t len)
 {
-	int fd = file_of(data, len);
-	uint64_t keep = recover_pcapng(fd, len);
-
-	close(fd);
-	return keep;
+	return keeps(recover_pcapng, data, len);
 }
 
 static void pcapng_files(void)

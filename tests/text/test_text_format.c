@@ -16,7 +16,10 @@ static char line[TEXT_LINE_MAX];
 /* A record received at T0.289013790 from an IPv4 or IPv6 address. */
 static struct rx_record from(const char *addr, uint16_t port)
 {
-	return (struct rx_record){ .rx_time = { T0, 289013790 }, .src = fixture_addr(addr, port) };
+	struct rx_record r = { .rx_time = { T0, 289013790 } };
+
+	fixture_addr(&r.src, addr, port);
+	return r;
 }
 
 /* A typical libosmocore line: every field set, sent 23 µs before it arrived. */

@@ -7,13 +7,14 @@
 need timeout cmp
 [ "$(id -u)" = 0 ] || bail "the planted links matter when root writes; run the tests as root"
 [ -r "$REFERENCE_CAPTURE" ] || bail "reference capture missing: $REFERENCE_CAPTURE"
+getent passwd nobody >/dev/null || bail "needs user nobody, who owns the output directory here"
 
 # A user owns ./gsmtap-logs, where root's gsmtap-logd writes by default.
 printf 'root config\nno newline at its end' >"$T/victim"
 cp "$T/victim" "$T/victim.orig"
 mkdir "$T/cwd" && cd "$T/cwd" || bail "cd"
 fresh_logs() {
-	rm -rf gsmtap-logs && mkdir gsmtap-logs && chown nobody: gsmtap-logs
+	rm -rf gsmtap-logs && mkdir gsmtap-logs && chown nobody: gsmtap-logs || bail "cannot set up gsmtap-logs"
 }
 
 # refused FILE WHAT WHY: with WHAT at FILE, gsmtap-logd -r with the default outputs

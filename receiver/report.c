@@ -78,7 +78,7 @@ static bool note_outputs(struct report *r)
 		all_gone &= st.gone;
 		if (st.failing && (!last->failing || st.episodes != last->episodes))
 			log_say("cannot write %s output %s: %s; counting what cannot be kept%s",
-				o->kind, output_path(o, name, sizeof(name)), strerror(st.last_error),
+				o->kind, output_path(o, name, sizeof(name)), output_open_error(st.last_error),
 				st.gone ? "" : " and retrying");
 		else if (!st.failing && last->failing)
 			log_say("%s output %s writable again; %llu records could not be written",

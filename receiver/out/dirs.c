@@ -22,6 +22,15 @@ static bool only_root_writes(int fd)
 	return fstat(fd, &sb) == 0 && sb.st_uid == 0 && !(sb.st_mode & (S_IWGRP | S_IWOTH));
 }
 
+/* Whether \a name in \a at is a symbolic link.  openat() with O_NOFOLLOW and
+ * O_DIRECTORY fails with ENOTDIR on one, not ELOOP, so it is asked separately. */
+static bool is_link(int at, const char *name)
+{
+	struct stat sb;
+
+	return fstatat(at, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode);
+}
+
 /* One step down from \a at to the last component of \a part, which is created
  * first when missing.  \returns the new descriptor, or -errno with the reason in \a err */
 static int step(int at, const char *part, const char *name, const struct dirs_owner *owner, char *err)
@@ -35,6 +44,8 @@ static int step(int at, const char *part, const char *name, const struct dirs_ow
 		return -e;
 	}
 	fd = openat(at, name, DIR_FLAGS | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOTDIR && is_link(at, name))
+		errno = ELOOP;
 	/* An existing link is trusted only where no one but root can have made it;
 	 * one in place of a directory just created was swapped in: refused. */
 	if (fd < 0 && errno == ELOOP && !created && only_root_writes(at))

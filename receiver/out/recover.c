@@ -74,11 +74,25 @@ static uint64_t walk_blocks(struct reader *rd, uint64_t size)
 	return off;
 }
 
+/* Whether the file starts with an SHB's block type, or with as much of one as
+ * it holds: a file of a few bytes may be the start of ours, torn. */
+static bool starts_with_shb(int fd, uint64_t size)
+{
+	const uint32_t shb = PCAPNG_BLOCK_SHB;	/* the same bytes in either order */
+	uint8_t head[4];
+	size_t n = size < sizeof(head) ? size : sizeof(head);
+
+	return pread(fd, head, n, 0) == (ssize_t)n && !memcmp(head, &shb, n);
+}
+
 uint64_t recover_pcapng(int fd, uint64_t size)
 {
-	struct reader rd = { .fd = fd, .buf = malloc(READ_CHUNK) };
+	struct reader rd = { .fd = fd };
 	uint64_t keep;
 
+	if (!starts_with_shb(fd, size))
+		return size;	/* not pcapng, however short */
+	rd.buf = malloc(READ_CHUNK);
 	if (!rd.buf)
 		return size;	/* cannot check: leave the file as it is */
 	keep = walk_blocks(&rd, size);
@@ -86,11 +100,32 @@ uint64_t recover_pcapng(int fd, uint64_t size)
 	return keep;
 }
 
+/* How each of our lines starts (text_format()'s RXTIME and its space), '0'
+ * standing for any digit: "YYYY-mm-ddTHH:MM:SS.nnnnnnnnnZ ". */
+static const char line_start[] = "0000-00-00T00:00:00.000000000Z ";
+
+/* Whether the file's first bytes are the start of one of our lines. */
+static bool starts_like_ours(int fd)
+{
+	char head[sizeof(line_start) - 1];
+
+	if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		return false;
+	for (size_t i = 0; i < sizeof(head); i++)
+		if (line_start[i] == '0' ? (unsigned char)(head[i] - '0') > 9 : head[i] != line_start[i])
+			return false;
+	return true;
+}
+
 uint64_t recover_text(int fd, uint64_t size)
 {
 	uint64_t off = size, floor = size > TEXT_LINE_MAX ? size - TEXT_LINE_MAX : 0;
-	uint8_t *buf = malloc(READ_CHUNK);
+	uint8_t *buf;
 	uint64_t keep = size;
+
+	if (!starts_like_ours(fd))
+		return size;	/* someone else's file: their last line stays as it is */
+	buf = malloc(READ_CHUNK);
 
 	/* backwards, a chunk at a time, to the last '\n' */
 	while (buf && off > floor) {

@@ -9,6 +9,7 @@
  *  block.  A file that does not start with an SHB is not ours to cut: \returns \a size */
 uint64_t recover_pcapng(int fd, uint64_t size);
 
-/*! Bytes of the text file on \a fd up to and including its last '\n'.  A file whose
- *  last TEXT_LINE_MAX bytes hold no '\n' is not one of ours: \returns \a size */
+/*! Bytes of the text file on \a fd up to and including its last '\n'.  A file that
+ *  does not start like our lines (an RXTIME, "YYYY-mm-ddTHH:MM:SS.nnnnnnnnnZ "), or
+ *  whose last TEXT_LINE_MAX bytes hold no '\n', is not one of ours: \returns \a size */
 uint64_t recover_text(int fd, uint64_t size);

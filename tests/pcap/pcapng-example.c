@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addr-fixture.h"
 #include "pcapng.h"
 #include "wire.h"
 
@@ -54,25 +55,6 @@ static const struct pcapng_if_stats stats = {
 	.usrdeliv = 5,
 };
 
-/* A sockaddr of either family, parsed from text; the port in host order. */
-static struct sockaddr_storage sa(const char *addr, uint16_t port)
-{
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-	} else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-	} else {
-		errx(1, "bad address %s", addr);
-	}
-	return ss;
-}
-
 #define WSTR(s) ((struct wire_str){ (s), strlen(s) })
 
 /* One log line as libosmocore would send it: the wire prefix, then the text. */
@@ -103,7 +85,7 @@ static size_t need(size_t blk, const char *what)
 static int write_file(const char *path)
 {
 	static uint8_t buf[64 * 1024];
-	struct sockaddr_storage bts = sa("127.0.1.5", 0), lo6 = sa("::1", 0);
+	struct sockaddr_storage bts, lo6;
 	const struct pcapng_name names[] = {
 		{ (struct sockaddr *)&bts, "bts.example" },
 		{ (struct sockaddr *)&lo6, "collector6.example" },
@@ -113,16 +95,19 @@ static int write_file(const char *path)
 	ssize_t w;
 	int fd;
 
+	fixture_addr(&bts, "127.0.1.5", 0);
+	fixture_addr(&lo6, "::1", 0);
 	n += need(pcapng_shb(buf + n, sizeof(buf) - n, "pcapng-example"), "SHB");
 	n += need(pcapng_idb(buf + n, sizeof(buf) - n, "gsmtap", "GSMTAP log lines on udp/4729"),
 		  "IDB");
 	n += need(pcapng_nrb(buf + n, sizeof(buf) - n, names, 2), "NRB");
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		const struct fixture_line *l = &lines[i];
-		struct sockaddr_storage src = sa(l->src, l->sport);
-		const char *lo = src.ss_family == AF_INET ? "127.0.0.1" : "::1";
-		struct sockaddr_storage dst = sa(lo, WIRE_PORT);
+		struct sockaddr_storage src, dst;
 		uint64_t ts = FIRST_NS + i * STEP_NS;
+
+		fixture_addr(&src, l->src, l->sport);
+		fixture_addr(&dst, src.ss_family == AF_INET ? "127.0.0.1" : "::1", WIRE_PORT);
 
 		len = datagram(dgram, l, ts);
 		n += need(pcapng_epb(buf + n, sizeof(buf) - n, ts, (struct sockaddr *)&src,

@@ -6,6 +6,7 @@ BLAST="$BUILDDIR/tests/tools/gsmtap-blast"
 OSMO_SENDER="$BUILDDIR/tests/tools/osmo-sender"
 HOSTILE="$BUILDDIR/tests/tools/gsmtap-hostile"
 SPOOF="$BUILDDIR/tests/tools/gsmtap-spoof"
+SWAPPER=${SWAPPER:-$BUILDDIR/tests/tools/link-swapper}	# new tool: given from a newer build to run against an old one
 
 # start_logd ARGS...: run gsmtap-logd in the background (stderr in $T/logd.err)
 # and wait for its start-up line; sets LOGD_PID.
@@ -89,4 +90,10 @@ packets() {
 		sum=$((sum + n))
 	done
 	echo "$sum"
+}
+
+# pcapng_blocks sections|names FILE...: each section's packets and last ISB counters,
+# or each NRB record, as tests/receiver/pcapng-blocks.py reads them.
+pcapng_blocks() {
+	python3 "$SRCDIR/tests/receiver/pcapng-blocks.py" "$@"
 }

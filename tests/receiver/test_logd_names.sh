@@ -4,6 +4,7 @@
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 need tshark python3
+[ -r "$REFERENCE_CAPTURE" ] || bail "reference capture missing: $REFERENCE_CAPTURE"
 
 cat >"$T/hosts" <<'HOSTS'
 # test hosts: two of the three blaster hosts have names
@@ -46,6 +47,23 @@ is "$(names "$T/a1.pcapng")" "127.0.1.1 127.0.1.1
 127.0.1.3 127.0.1.3" "first file in one pass: its senders came after its start, so only the trailer names them"
 tshark -r "$T/a1.pcapng" -X read_format:"MIME Files Format" -V 2>/dev/null | grep -c "not-a-sender" >"$T/extra"
 is "$(cat "$T/extra")" 0 "only senders are named, not every host in the file"
+
+# Lines longer than any buffer: a comment whose tail (at byte 1024) looks like a
+# line naming the sender, then the sender's line with 5000 bytes of aliases.
+{
+	line="10.9.9.9 other #"
+	while [ ${#line} -lt 1023 ]; do line+="-"; done
+	echo "${line}127.0.0.1 from-a-comment"
+	line="127.0.0.1 sender-name"
+	while [ ${#line} -lt 5000 ]; do line+=" alias-${#line}"; done
+	echo "$line"
+} >"$T/long-hosts"
+"$LOGD" -r "$REFERENCE_CAPTURE" -w "$T/long.pcapng" --hosts "$T/long-hosts" 2>"$T/logd.err"
+is $? 0 "a hosts file with lines of 1040 and 5000 bytes: exit 0"
+is "$(grep -c 'lines ignored' "$T/logd.err")" 0 "no piece of a long line is taken for a line of its own (none ignored)"
+is "$(pcapng_blocks names "$T/long.pcapng" | sort -u)" "127.0.0.1 sender-name" \
+	"the NRB names the sender by the first name of its 5000-byte line, not by a comment's tail"
+is "$(names "$T/long.pcapng" -2)" "127.0.0.1 sender-name" "and Wireshark shows that name"
 
 "$LOGD" -l "127.0.0.1:$PORT" --text "$T/x.log" --hosts "$T/missing-hosts" 2>"$T/err.txt"
 is $? 1 "a --hosts file that cannot be read: exit 1"

@@ -1,10 +1,9 @@
 /* test_text_format.c: the exact text line text_format() writes for a decoded datagram. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <arpa/inet.h>
 #include <stdlib.h>
 
+#include "addr-fixture.h"
 #include "tap.h"
-#include "addr.h"
 #include "text.h"
 
 #define S(lit) ((struct wire_str){ lit, sizeof(lit) - 1 })
@@ -18,18 +17,8 @@ static char line[TEXT_LINE_MAX];
 static struct rx_record from(const char *addr, uint16_t port)
 {
 	struct rx_record r = { .rx_time = { T0, 289013790 } };
-	struct sockaddr_in *sin = (struct sockaddr_in *)&r.src;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&r.src;
 
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-	} else {
-		BAIL_OUT("bad test address %s", addr);
-	}
+	fixture_addr(&r.src, addr, port);
 	return r;
 }
 
@@ -74,24 +63,6 @@ static void exact_lines(void)
 	LINE(&r, &log, false,
 	     "2026-11-29T22:28:22.289013790Z 127.0.0.1:51235 OsmoBTS[4242] RSL INFO rsl.c:123" SENT
 	     "hello world\n", "the same address with another port prints that port");
-}
-
-static void addresses(void)
-{
-	struct rx_record r = from("fe80::1", 4729);
-	const struct sockaddr *sa = (const struct sockaddr *)&r.src;
-	char buf[64];
-
-	((struct sockaddr_in6 *)&r.src)->sin6_scope_id = 2;
-	is_mem(buf, addr_format(buf, sizeof(buf), sa), "[fe80::1%2]:4729",
-	       "a link-local source shows its scope, which tells two such senders apart");
-	r = from("192.0.2.1", 65535);
-	is_int(addr_format(buf, sizeof(buf), sa), 15, "addr_format returns the length of 192.0.2.1:65535");
-	ok(!strcmp(buf, "192.0.2.1:65535"), "and NUL-terminates it");
-	is_int(addr_format(buf, 15, sa), 0, "no room for the NUL returns 0");
-	ok(buf[0] == '\0', "and leaves an empty string");
-	r.src.ss_family = AF_UNIX;
-	is_mem(buf, addr_format(buf, sizeof(buf), sa), "-", "an address of another family is -");
 }
 
 static void message_endings(void)
@@ -247,7 +218,6 @@ static void room(void)
 int main(void)
 {
 	exact_lines();
-	addresses();
 	message_endings();
 	names_and_levels();
 	times();

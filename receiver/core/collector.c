@@ -165,15 +165,16 @@ struct named {
 	void *arg;
 };
 
-static void named_stream_cb(const struct stream *s, void *arg)
+static bool named_stream_cb(const struct stream *s, void *arg)
 {
 	struct named *n = arg;
-	const char *name = n->left ? names_lookup(n->names, (const struct sockaddr *)&s->addr) : NULL;
+	const char *name = names_lookup(n->names, (const struct sockaddr *)&s->addr);
 
 	if (name) {
 		n->cb((const struct sockaddr *)&s->addr, name, n->arg);
 		n->left--;
 	}
+	return n->left > 0;
 }
 
 void collector_foreach_named(const struct collector *c, size_t max,
@@ -182,7 +183,7 @@ void collector_foreach_named(const struct collector *c, size_t max,
 	struct named n = { c->names, max, cb, arg };
 
 	if (c->names && max)
-		streams_foreach(c->streams, named_stream_cb, &n);
+		streams_foreach_recent(c->streams, named_stream_cb, &n);
 }
 
 void collector_free(struct collector *c)

@@ -80,8 +80,10 @@ time_t collector_now(const struct collector *c);
 /*! Call \a cb with each stream held, in order of first appearance. */
 void collector_foreach_stream(const struct collector *c, void (*cb)(const struct stream *s, void *arg), void *arg);
 
-/*! Call \a cb with each held sender that the names know, at most \a max of them:
- *  what a pcapng name block lists. */
+/*! Call \a cb with each held sender that the names know, most recently seen
+ *  first, at most \a max of them: what a pcapng name block lists, so that a
+ *  file names the senders whose packets it holds even when there are more
+ *  senders than a block names. */
 void collector_foreach_named(const struct collector *c, size_t max,
 			     void (*cb)(const struct sockaddr *addr, const char *name, void *arg), void *arg);
 

@@ -349,3 +349,10 @@ void streams_foreach(const struct streams *st, void (*cb)(const struct stream *s
 	for (uint32_t i = st->list[BY_AGE].head; i != NIL; i = st->slots[i].link[BY_AGE].next)
 		cb(&st->slots[i].s, arg);
 }
+
+void streams_foreach_recent(const struct streams *st, bool (*cb)(const struct stream *s, void *arg), void *arg)
+{
+	for (uint32_t i = st->list[BY_USE].tail; i != NIL; i = st->slots[i].link[BY_USE].prev)
+		if (!cb(&st->slots[i].s, arg))
+			return;
+}

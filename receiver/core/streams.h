@@ -57,5 +57,8 @@ void streams_totals(const struct streams *st, struct stream_counts *out);
 uint64_t streams_evicted(const struct streams *st);
 size_t streams_count(const struct streams *st);
 
+/*! Call \a cb for each held stream, most recently seen first, until it returns false. */
+void streams_foreach_recent(const struct streams *st, bool (*cb)(const struct stream *s, void *arg), void *arg);
+
 /*! Call \a cb for each held stream in order of index. */
 void streams_foreach(const struct streams *st, void (*cb)(const struct stream *s, void *arg), void *arg);

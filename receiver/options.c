@@ -34,6 +34,8 @@ static const char usage_text[] =
 "                            - is standard output\n"
 "      --text PATH           write one text line per log line; - is standard output\n"
 "      --stdout              also print the text lines, coloured on a terminal\n"
+"      --text-format FORMAT  plain (default) or json: one JSON object per line,\n"
+"                            every field, times in RFC 3339 with nanoseconds\n"
 "      --count-only          write nothing, only count (for benchmarks)\n"
 "  -b filesize:KB            rotate after KB kilobytes (1 kB = 1000 bytes)\n"
 "  -b duration:SECONDS       rotate after SECONDS\n"
@@ -42,7 +44,13 @@ static const char usage_text[] =
 "                            (default /etc/hosts; never DNS), reread on SIGHUP\n"
 "\n"
 "Statistics:\n"
-"      --stats-interval S    print the summary every S seconds (also on SIGUSR1, at exit)\n"
+"      --stats-interval S    print the summary every S seconds (also on SIGUSR1, at exit);\n"
+"                            with --stats-file, write that file instead (default 15)\n"
+"      --stats-file PATH     write the figures in Prometheus's text format to PATH,\n"
+"                            replaced whole each time (node_exporter's textfile\n"
+"                            collector reads *.prom); also on SIGUSR1 and at exit\n"
+"      --stats-format FORMAT text (default: key=value) or json (one JSON object\n"
+"                            per summary line) for the summaries on standard error\n"
 "      --max-streams N       senders tracked at once (default 4096); older ones are evicted\n"
 "  -q, --quiet               leave per-stream lines out of the summary\n"
 "\n"
@@ -66,7 +74,7 @@ static const char usage_text[] =
 "interface; everything whole was kept).  See gsmtap-logd(8).\n";
 
 enum { OPT_TEXT = 256, OPT_STDOUT, OPT_COUNT_ONLY, OPT_STATS_INTERVAL, OPT_MAX_STREAMS, OPT_ALLOW,
-       OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS };
+       OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
@@ -79,7 +87,10 @@ static const struct option long_options[] = {
 	{ "stdout", no_argument, NULL, OPT_STDOUT },
 	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
 	{ "ring-buffer", required_argument, NULL, 'b' },
+	{ "text-format", required_argument, NULL, OPT_TEXT_FORMAT },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
+	{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
+	{ "stats-format", required_argument, NULL, OPT_STATS_FORMAT },
 	{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "allow", required_argument, NULL, OPT_ALLOW },
@@ -105,6 +116,16 @@ static uint64_t number(const char *s, uint64_t min, uint64_t max, const char *wh
 	if (rc)
 		log_usage("%s %s: not a number", what, s);
 	return v;
+}
+
+/* One of two format names: \returns whether it is the second. */
+static bool format_option(const char *arg, const char *first, const char *second, const char *what)
+{
+	if (!strcmp(arg, first))
+		return false;
+	if (!strcmp(arg, second))
+		return true;
+	log_usage("%s %s: expected %s or %s", what, arg, first, second);
 }
 
 /* dumpcap's -b syntax: filesize:KB, duration:SECONDS, files:N. */
@@ -209,6 +230,10 @@ static void check_and_default(struct options *o, bool chosen)
 	if (o->rotation.files && !o->rotation.filesize && !o->rotation.duration)
 		log_usage("-b files:N needs -b filesize:KB or -b duration:SECONDS, as dumpcap's does: "
 			  "without them there is only one file");
+	if (o->stats_file && (!*o->stats_file || !strcmp(o->stats_file, "-")))
+		log_usage("--stats-file needs a file name (it is replaced by renaming, so not standard output)");
+	if (o->stats_file && !o->stats_interval)
+		o->stats_interval = OPTIONS_STATS_FILE_INTERVAL;
 	if (!o->n_inputs)
 		add_input(o, "socket", "[::]:4729");
 	if (!o->input.filter)
@@ -219,6 +244,10 @@ static void check_and_default(struct options *o, bool chosen)
 	if (!chosen) {
 		add_output(o, "pcapng", OPTIONS_DEFAULT_DIR "/gsmtap.pcapng", false);
 		add_output(o, "text", OPTIONS_DEFAULT_DIR "/gsmtap.log", false);
+	}
+	for (size_t i = 0; i < o->n_outputs; i++) {
+		o->outputs[i].json = o->text_json;
+		o->outputs[i].colour &= !o->text_json;
 	}
 	order_outputs(o);
 }
@@ -243,6 +272,13 @@ void options_parse(struct options *o, int argc, char **argv)
 		case OPT_STDOUT: add_output(o, "text", "-", isatty(STDOUT_FILENO)); break;
 		case OPT_COUNT_ONLY: add_output(o, "count", NULL, false); chosen = true; break;
 		case 'b': ring_option(&o->rotation, optarg); break;
+		case OPT_TEXT_FORMAT:
+			o->text_json = format_option(optarg, "plain", "json", "--text-format");
+			break;
+		case OPT_STATS_FILE: o->stats_file = optarg; break;
+		case OPT_STATS_FORMAT:
+			o->stats_json = format_option(optarg, "text", "json", "--stats-format");
+			break;
 		case OPT_STATS_INTERVAL:
 			o->stats_interval = number(optarg, 1, 86400 * 365, "--stats-interval");
 			break;

@@ -14,6 +14,9 @@
 
 /* The embedded default: both outputs here, so that a new user needs no flags. */
 #define OPTIONS_DEFAULT_DIR	"gsmtap-logs"
+/* --stats-interval with --stats-file and without the option: node_exporter's
+ * usual scrape interval. */
+#define OPTIONS_STATS_FILE_INTERVAL	15
 /* Default -B: a socket buffer is a limit, used only while datagrams wait
  * (doc/design.md); libpcap allocates its capture ring whole, up front. */
 #define OPTIONS_SOCKET_BUFFER_MIB	128
@@ -33,6 +36,9 @@ struct options {
 	size_t n_outputs;
 	struct output_rotation rotation;	/*!< -b */
 	unsigned int stats_interval;		/*!< --stats-interval S; 0 = only on SIGUSR1 and exit */
+	const char *stats_file;			/*!< --stats-file PATH: Prometheus text, every stats_interval */
+	bool stats_json;			/*!< --stats-format json: summaries as JSON lines */
+	bool text_json;				/*!< --text-format json: text outputs write JSON lines */
 	size_t max_streams;			/*!< --max-streams N */
 	bool quiet;				/*!< -q: no per-stream lines in the summary */
 	const char *user;			/*!< -u USER: drop root to this user */

@@ -78,6 +78,7 @@ struct output *output_open(struct output_request *req, const struct output_rotat
 	if (!o)
 		return NULL;
 	o->kind = req->kind;
+	o->path = req->path;
 	o->dir = req->dir;
 	o->dirfd = req->dirfd;
 	req->dir = NULL;

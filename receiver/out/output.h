@@ -47,6 +47,7 @@ struct output_ops {
 struct output {
 	const struct output_ops *ops;
 	const char *kind;	/*!< "pcapng", "text", ... */
+	const char *path;	/*!< as the command line gave it ("-": standard output), NULL for none */
 	char *dir;		/*!< its directory as given, for messages; NULL for standard output */
 	int dirfd;		/*!< that directory, opened before privileges were dropped; -1 for none */
 };
@@ -63,6 +64,7 @@ struct output_request {
 	const char *kind;	/*!< "pcapng", "text", "count" */
 	const char *path;	/*!< file path, "-" for standard output, NULL for none (count) */
 	bool colour;		/*!< text: ANSI colours by level (standard output on a terminal) */
+	bool json;		/*!< text: JSON lines (--text-format json) */
 	/* filled by output_prepare(), taken over by output_open() */
 	char *dir;		/*!< the directory part of path */
 	const char *base;	/*!< the file name part of path */

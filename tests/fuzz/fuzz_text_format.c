@@ -1,4 +1,4 @@
-/* fuzz_text_format.c: libFuzzer harness: text_escape() and text_format() must give one clean, reversible line for any datagram. */
+/* fuzz_text_format.c: libFuzzer harness: text_escape(), text_format() and text_format_json() must give one clean, reversible line for any datagram. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,8 @@
 
 /*
  * Input: a 37-byte header choosing how the datagram arrived, then the datagram.
- *   flags (1): bit 0 colour, bit 1 IPv6 source, bit 2 no address family
+ *   flags (1): bit 0 colour, bit 1 IPv6 source, bit 2 no address family, bit 3 the
+ *              JSON line's "truncated" flag
  *   room (2): a buffer size to try beside the full TEXT_LINE_MAX
  *   rx_time (8 + 4): seconds, and nanoseconds taken modulo one second
  *   source (22): see fuzz_addr()
@@ -17,6 +18,7 @@
 #define COLOUR		0x01
 #define SRC_V6		0x02
 #define SRC_NONE	0x04
+#define CUT		0x08
 
 /* Up to this many bytes, the room contract is tried on each input too; it does
  * not depend on the length, and it triples the cost of a 64 kB input. */
@@ -78,6 +80,27 @@ static void check_format(const struct rx_record *r, const struct wire_log *log, 
 	free(tight);
 }
 
+/* The JSON line: valid JSON whatever the datagram, all of it or nothing. */
+static void check_json(const struct rx_record *r, const struct wire_log *log, bool cut, size_t room)
+{
+	static char line[TEXT_LINE_MAX];
+	unsigned int flags = cut ? TEXT_CUT : 0;
+	size_t n = text_format_json(line, sizeof(line), r, log, flags);
+	char *tight;
+
+	if (log->text.len <= 65536)
+		FUZZ_CHECK(n);
+	if (!n)
+		return;
+	fuzz_check_json_line(line, n, r, log, cut);
+	tight = malloc(room ? room : 1);
+	FUZZ_CHECK(tight);
+	FUZZ_CHECK(text_format_json(tight, room, r, log, flags) == (room >= n ? n : 0));
+	if (room >= n)
+		FUZZ_CHECK(!memcmp(tight, line, n));
+	free(tight);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };
@@ -96,7 +119,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	check_escape(r.data, r.len, true, room);
 	check_escape(r.data, r.len, false, room);
-	if (wire_decode(r.data, r.len, &log) == WIRE_OK)
+	if (wire_decode(r.data, r.len, &log) == WIRE_OK) {
 		check_format(&r, &log, flags & COLOUR, room);
+		check_json(&r, &log, flags & CUT, room);
+	}
 	return 0;
 }

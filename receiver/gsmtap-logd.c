@@ -135,6 +135,15 @@ static int exit_status(const struct collector *c)
 	return 0;
 }
 
+/* -a duration counts from the start, whatever the wall clock does meanwhile. */
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 /* What the daemon has to tell, and where. */
 struct telling {
 	struct report *report;
@@ -163,6 +172,8 @@ static void run(const struct options *opt, struct collector *c, const struct tel
 	struct report *report = tell->report;
 	struct loop *loop = loop_new(c);
 	time_t next_stats = opt->stats_interval ? time(NULL) + opt->stats_interval : 0;
+	uint64_t stop_at = opt->stop_duration ? monotonic_ms() + opt->stop_duration * 1000ull : 0;
+	bool autostop;
 
 	if (!loop)
 		log_fatal("cannot start the event loop: %s", strerror(errno));
@@ -183,7 +194,10 @@ static void run(const struct options *opt, struct collector *c, const struct tel
 		}
 		if (outputs_gone)
 			log_say("every output's reader has gone; stopping");
-		if (ev & (LOOP_TERM | LOOP_ENDED) || outputs_gone)
+		autostop = collector_stopped(c) || (stop_at && monotonic_ms() >= stop_at);
+		if (autostop)
+			log_say("an autostop condition (-a, -c) was reached; stopping");
+		if (ev & (LOOP_TERM | LOOP_ENDED) || outputs_gone || autostop)
 			break;
 	}
 	loop_drain(loop);
@@ -208,6 +222,8 @@ int main(int argc, char **argv)
 		log_fatal("cannot take over the signals: %s", strerror(errno));
 	privs_resolve(&privs, opt.user, opt.group);
 	c = collector_new(opt.max_streams, &opt.access);
+	if (c)
+		collector_set_packets_limit(c, opt.stop_packets);
 	tell.report = c ? report_new(c, opt.quiet, opt.stats_json) : NULL;
 	if (!tell.report)
 		log_fatal("cannot allocate the stream table: %s", strerror(errno));

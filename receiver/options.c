@@ -39,7 +39,13 @@ static const char usage_text[] =
 "      --count-only          write nothing, only count (for benchmarks)\n"
 "  -b filesize:KB            rotate after KB kilobytes (1 kB = 1000 bytes)\n"
 "  -b duration:SECONDS       rotate after SECONDS\n"
-"  -b files:N                with filesize or duration: keep the newest N files\n"
+"  -b interval:SECONDS       rotate when the clock reaches a multiple of SECONDS\n"
+"  -b packets:N              rotate after N records\n"
+"  -b files:N                with another -b: keep the newest N files\n"
+"  -a duration:SECONDS       stop after SECONDS (as SIGTERM does; exit 0)\n"
+"  -a filesize:KB            stop rather than let a file pass KB kilobytes\n"
+"  -a files:N                with -b: stop rather than start file N+1\n"
+"  -a packets:N, -c N        stop after recording N datagrams\n"
 "      --hosts FILE          name senders in pcapng files from this hosts(5) file\n"
 "                            (default /etc/hosts; never DNS), reread on SIGHUP\n"
 "\n"
@@ -87,6 +93,7 @@ static const struct option long_options[] = {
 	{ "stdout", no_argument, NULL, OPT_STDOUT },
 	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
 	{ "ring-buffer", required_argument, NULL, 'b' },
+	{ "autostop", required_argument, NULL, 'a' },
 	{ "text-format", required_argument, NULL, OPT_TEXT_FORMAT },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
@@ -128,20 +135,51 @@ static bool format_option(const char *arg, const char *first, const char *second
 	log_usage("%s %s: expected %s or %s", what, arg, first, second);
 }
 
-/* dumpcap's -b syntax: filesize:KB, duration:SECONDS, files:N. */
+/* Whether \a arg is KEY:VALUE; *value is then what follows the colon. */
+static bool is_key(const char *arg, const char *key, const char **value)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(arg, key, n) || arg[n] != ':')
+		return false;
+	*value = arg + n + 1;
+	return true;
+}
+
+/* dumpcap's -b syntax: filesize:KB, duration:SECONDS, interval:SECONDS, packets:N, files:N. */
 static void ring_option(struct output_rotation *r, const char *arg)
 {
-	const char *colon = strchr(arg, ':');
-	size_t klen = colon ? (size_t)(colon - arg) : 0;
+	const char *v;
 
-	if (klen == 8 && !strncmp(arg, "filesize", 8))
-		r->filesize = number(colon + 1, 1, UINT64_MAX / 1000, "-b filesize") * 1000;
-	else if (klen == 8 && !strncmp(arg, "duration", 8))
-		r->duration = number(colon + 1, 1, 100000000, "-b duration");
-	else if (klen == 5 && !strncmp(arg, "files", 5))
-		r->files = number(colon + 1, 1, 100000, "-b files");
+	if (is_key(arg, "filesize", &v))
+		r->filesize = number(v, 1, UINT64_MAX / 1000, "-b filesize") * 1000;
+	else if (is_key(arg, "duration", &v))
+		r->duration = number(v, 1, 100000000, "-b duration");
+	else if (is_key(arg, "interval", &v))
+		r->interval = number(v, 1, 100000000, "-b interval");
+	else if (is_key(arg, "packets", &v))
+		r->packets = number(v, 1, UINT64_MAX, "-b packets");
+	else if (is_key(arg, "files", &v))
+		r->files = number(v, 1, 100000, "-b files");
 	else
-		log_usage("-b %s: expected filesize:KB, duration:SECONDS or files:N", arg);
+		log_usage("-b %s: expected filesize:KB, duration:SECONDS, interval:SECONDS, packets:N or files:N", arg);
+}
+
+/* dumpcap's -a syntax: duration:SECONDS, filesize:KB, files:N, packets:N. */
+static void autostop_option(struct options *o, const char *arg)
+{
+	const char *v;
+
+	if (is_key(arg, "duration", &v))
+		o->stop_duration = number(v, 1, 100000000, "-a duration");
+	else if (is_key(arg, "filesize", &v))
+		o->rotation.stop_filesize = number(v, 1, UINT64_MAX / 1000, "-a filesize") * 1000;
+	else if (is_key(arg, "files", &v))
+		o->rotation.stop_files = number(v, 1, 100000, "-a files");
+	else if (is_key(arg, "packets", &v))
+		o->stop_packets = number(v, 1, UINT64_MAX, "-a packets");
+	else
+		log_usage("-a %s: expected duration:SECONDS, filesize:KB, files:N or packets:N", arg);
 }
 
 static void allow_option(struct options *o, const char *arg)
@@ -227,8 +265,13 @@ static void check_and_default(struct options *o, bool chosen)
 		log_usage("-f applies to -i and -r only");
 	if (o->group && !o->user)
 		log_usage("-g needs -u: the daemon drops root to a user, not to a group alone");
-	if (o->rotation.files && !o->rotation.filesize && !o->rotation.duration)
-		log_usage("-b files:N needs -b filesize:KB or -b duration:SECONDS, as dumpcap's does: "
+	bool rotates = o->rotation.filesize || o->rotation.duration || o->rotation.interval || o->rotation.packets;
+
+	if (o->rotation.files && !rotates)
+		log_usage("-b files:N needs -b filesize, duration, interval or packets, as dumpcap's does: "
+			  "without them there is only one file");
+	if (o->rotation.stop_files && !rotates)
+		log_usage("-a files:N needs -b filesize, duration, interval or packets: "
 			  "without them there is only one file");
 	if (o->stats_file && (!*o->stats_file || !strcmp(o->stats_file, "-")))
 		log_usage("--stats-file needs a file name (it is replaced by renaming, so not standard output)");
@@ -260,7 +303,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->max_streams = 4096;
 	o->umask = 027;
-	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:qu:g:hV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:a:c:qu:g:hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'l': listen_option(o, optarg); break;
 		case 'i': add_input(o, "capture", optarg); break;
@@ -272,6 +315,8 @@ void options_parse(struct options *o, int argc, char **argv)
 		case OPT_STDOUT: add_output(o, "text", "-", isatty(STDOUT_FILENO)); break;
 		case OPT_COUNT_ONLY: add_output(o, "count", NULL, false); chosen = true; break;
 		case 'b': ring_option(&o->rotation, optarg); break;
+		case 'a': autostop_option(o, optarg); break;
+		case 'c': o->stop_packets = number(optarg, 1, UINT64_MAX, "-c"); break;
 		case OPT_TEXT_FORMAT:
 			o->text_json = format_option(optarg, "plain", "json", "--text-format");
 			break;

@@ -34,7 +34,9 @@ struct options {
 	struct input_config input;		/*!< -B, -f */
 	struct output_request outputs[COLLECTOR_OUTPUTS_MAX];	/*!< -w, --text, --stdout, --count-only */
 	size_t n_outputs;
-	struct output_rotation rotation;	/*!< -b */
+	struct output_rotation rotation;	/*!< -b, and -a filesize, -a files */
+	unsigned int stop_duration;		/*!< -a duration: stop after S seconds; 0 = never */
+	uint64_t stop_packets;			/*!< -c, -a packets: stop after N recorded; 0 = never */
 	unsigned int stats_interval;		/*!< --stats-interval S; 0 = only on SIGUSR1 and exit */
 	const char *stats_file;			/*!< --stats-file PATH: Prometheus text, every stats_interval */
 	bool stats_json;			/*!< --stats-format json: summaries as JSON lines */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,10 +136,14 @@ static void stream_line_cb(const struct stream *s, void *arg)
 static void summary_lines(const struct stats *s)
 {
 	const struct collector_counts *t = &s->totals;
+	char after[64] = "";
 
+	/* only where -c stopped the daemon: the line stays as it was otherwise */
+	if (t->after_stop)
+		snprintf(after, sizeof(after), " after_stop=%llu", (unsigned long long)t->after_stop);
 	log_say("received=%llu written=%llu lost=%llu dropped=%llu malformed=%llu "
 		"kernel_drops=%llu unwritten=%llu filtered=%llu denied=%llu rate_limited=%llu "
-		"incomplete=%llu reordered=%llu duplicates=%llu restarts=%llu streams=%zu evicted=%llu",
+		"incomplete=%llu reordered=%llu duplicates=%llu restarts=%llu streams=%zu evicted=%llu%s",
 		(unsigned long long)t->received, (unsigned long long)t->written,
 		(unsigned long long)t->streams.lost, (unsigned long long)collector_dropped(t),
 		(unsigned long long)t->streams.malformed, (unsigned long long)t->kernel_drops,
@@ -147,15 +152,19 @@ static void summary_lines(const struct stats *s)
 		(unsigned long long)t->input_lost,
 		(unsigned long long)t->streams.reordered, (unsigned long long)t->streams.duplicates,
 		(unsigned long long)t->streams.restarts, t->streams_held,
-		(unsigned long long)t->streams_evicted);
+		(unsigned long long)t->streams_evicted, after);
 	for (size_t i = 0; i < s->n_outputs; i++) {
 		const struct stats_output *o = &s->outputs[i];
 
-		log_say("output %s file=%s written=%llu unwritten=%llu files=%llu bytes=%llu failures=%llu%s%s",
+		char stop[64] = "";
+
+		if (o->st.stopped)
+			snprintf(stop, sizeof(stop), " after_stop=%llu", (unsigned long long)o->st.after_stop);
+		log_say("output %s file=%s written=%llu unwritten=%llu files=%llu bytes=%llu failures=%llu%s%s%s",
 			o->o->kind, o->file, (unsigned long long)o->st.written,
 			(unsigned long long)o->st.lost, (unsigned long long)o->st.files,
 			(unsigned long long)o->st.bytes, (unsigned long long)o->st.episodes,
-			o->st.failing ? " failing=" : "", o->st.failing ? strerror(o->st.last_error) : "");
+			o->st.failing ? " failing=" : "", o->st.failing ? strerror(o->st.last_error) : "", stop);
 	}
 	for (size_t i = 0; i < s->n_inputs; i++) {
 		char figures[FIGURES_MAX];

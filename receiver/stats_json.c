@@ -49,6 +49,7 @@ size_t stats_json_total(char *buf, size_t room, const struct stats *s)
 	put_member(&b, "restarts", t->streams.restarts);
 	put_member(&b, "streams", t->streams_held);
 	put_member(&b, "evicted", t->streams_evicted);
+	put_member(&b, "after_stop", t->after_stop);
 	return done(&b, buf);
 }
 
@@ -64,6 +65,7 @@ size_t stats_json_output(char *buf, size_t room, const struct stats_output *so)
 	put_member(&b, "files", st->files);
 	put_member(&b, "bytes", st->bytes);
 	put_member(&b, "failures", st->episodes);
+	put_member(&b, "after_stop", st->after_stop);
 	stats_put(&b, ",\"failing\":");
 	if (st->failing)
 		put_string(&b, strerror(st->last_error), strlen(strerror(st->last_error)));

@@ -90,6 +90,8 @@ static void totals(struct stats_buf *o, const struct stats *s)
 		{ "gsmtaplogd_streams", "gauge", "Senders in the stream table now.", t->streams_held },
 		{ "gsmtaplogd_streams_evicted_total", "counter", "Senders pushed out of the full stream table.",
 		  t->streams_evicted },
+		{ "gsmtaplogd_datagrams_after_stop_total", "counter",
+		  "Datagrams read once the -c count was reached, not recorded.", t->after_stop },
 		{ "gsmtaplogd_start_time_seconds", "gauge", "When the daemon started, in seconds since the epoch.",
 		  (uint64_t)s->started },
 	};

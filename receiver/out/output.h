@@ -22,6 +22,8 @@ struct output_stats {
 	uint64_t episodes;	/*!< times writing started failing (disk full, I/O error, a stalled reader) */
 	bool failing;		/*!< records are being lost right now */
 	bool gone;		/*!< the destination is gone for good (the reader of a pipe left) */
+	bool stopped;		/*!< an autostop limit (-a filesize, -a files) was reached: the daemon stops */
+	uint64_t after_stop;	/*!< records not written because of it (the rest of the last turn) */
 	int last_error;		/*!< errno of the last failure */
 };
 
@@ -52,11 +54,15 @@ struct output {
 	int dirfd;		/*!< that directory, opened before privileges were dropped; -1 for none */
 };
 
-/*! Where files go and when they rotate: dumpcap's -b semantics. */
+/*! Where files go, when they rotate and when writing stops: dumpcap's -b and -a semantics. */
 struct output_rotation {
 	uint64_t filesize;	/*!< -b filesize: bytes (kB * 1000); 0 = no limit */
 	unsigned int duration;	/*!< -b duration: seconds; 0 = no limit */
+	unsigned int interval;	/*!< -b interval: rotate at wall clock multiples of this; 0 = none */
+	uint64_t packets;	/*!< -b packets: records per file; 0 = no limit */
 	unsigned int files;	/*!< -b files: keep at most this many; 0 = keep all */
+	uint64_t stop_filesize;	/*!< -a filesize: bytes a file may not pass; 0 = no limit */
+	unsigned int stop_files; /*!< -a files: stop instead of starting file N+1; 0 = no limit */
 };
 
 /*! An output the command line asks for, from its request to its opening. */

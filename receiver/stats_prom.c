@@ -104,10 +104,36 @@ static void totals(struct stats_buf *o, const struct stats *s)
 	}
 }
 
+/* A family per kind of figure, and in each a sample per input or output:
+ * \a labels prints item i's label set, \a value its figure k. */
+struct per_item {
+	const struct scalar *families;
+	int n_families;
+	size_t n_items;
+	void (*labels)(struct stats_buf *o, const struct stats *s, size_t i);
+	uint64_t (*value)(const struct stats *s, size_t i, int k);
+};
+
+static void per_item(struct stats_buf *o, const struct stats *s, const struct per_item *p)
+{
+	for (int k = 0; k < p->n_families; k++) {
+		const struct scalar *f = &p->families[k];
+
+		family(o, f->name, f->type, f->help);
+		for (size_t i = 0; i < p->n_items; i++) {
+			stats_put(o, "%s{", f->name);
+			p->labels(o, s, i);
+			stats_put(o, "} %llu\n", (unsigned long long)p->value(s, i, k));
+		}
+	}
+}
+
 enum { IN_DATAGRAMS, IN_KERNEL, IN_INCOMPLETE, IN_QUEUE, IN_BUFFER, IN_FAILED, IN_N };
 
-static uint64_t input_value(const struct input_stats *st, int which)
+static uint64_t input_value(const struct stats *s, size_t i, int which)
 {
+	const struct input_stats *st = &s->inputs[i].st;
+
 	switch (which) {
 	case IN_DATAGRAMS:	return st->delivered;
 	case IN_KERNEL:		return st->kernel_drops;
@@ -116,6 +142,14 @@ static uint64_t input_value(const struct input_stats *st, int which)
 	case IN_BUFFER:		return st->buffer;
 	default:		return st->failed;
 	}
+}
+
+static void input_labels(struct stats_buf *o, const struct stats *s, size_t i)
+{
+	const struct input *in = s->inputs[i].in;
+
+	put_label_str(o, "input", in->name);
+	stats_put(o, ",kind=\"%s\"", in->ops->kind);
 }
 
 static void inputs(struct stats_buf *o, const struct stats *s)
@@ -133,24 +167,17 @@ static void inputs(struct stats_buf *o, const struct stats *s)
 		[IN_FAILED] = { "gsmtaplogd_input_failed", "gauge",
 				"1 when the input ended on an error (a damaged file, a vanished interface)." },
 	};
+	const struct per_item p = { f, IN_N, s->n_inputs, input_labels, input_value };
 
-	for (int k = 0; k < IN_N; k++) {
-		family(o, f[k].name, f[k].type, f[k].help);
-		for (size_t i = 0; i < s->n_inputs; i++) {
-			const struct stats_input *in = &s->inputs[i];
-
-			stats_put(o, "%s{", f[k].name);
-			put_label_str(o, "input", in->in->name);
-			stats_put(o, ",kind=\"%s\"} %llu\n", in->in->ops->kind,
-			    (unsigned long long)input_value(&in->st, k));
-		}
-	}
+	per_item(o, s, &p);
 }
 
 enum { OUT_WRITTEN, OUT_UNWRITTEN, OUT_FILES, OUT_BYTES, OUT_FAILURES, OUT_FAILING, OUT_N };
 
-static uint64_t output_value(const struct output_stats *st, int which)
+static uint64_t output_value(const struct stats *s, size_t i, int which)
 {
+	const struct output_stats *st = &s->outputs[i].st;
+
 	switch (which) {
 	case OUT_WRITTEN:	return st->written;
 	case OUT_UNWRITTEN:	return st->lost;
@@ -161,10 +188,27 @@ static uint64_t output_value(const struct output_stats *st, int which)
 	}
 }
 
-static void output_labels(struct stats_buf *o, const struct stats_output *so)
+static void output_labels(struct stats_buf *o, const struct stats *s, size_t i)
 {
-	stats_put(o, "{output=\"%s\",", so->o->kind);
-	put_label_str(o, "file", stats_output_path(so->o));
+	stats_put(o, "output=\"%s\",", s->outputs[i].o->kind);
+	put_label_str(o, "file", stats_output_path(s->outputs[i].o));
+}
+
+/* The file an output writes now: its name changes with every rotation, so it is
+ * a label of an info series, not of the counters. */
+static void current_file_labels(struct stats_buf *o, const struct stats *s, size_t i)
+{
+	output_labels(o, s, i);
+	stats_put(o, ",");
+	put_label_str(o, "current", s->outputs[i].file);
+}
+
+static uint64_t one(const struct stats *s, size_t i, int which)
+{
+	(void)s;
+	(void)i;
+	(void)which;
+	return 1;
 }
 
 static void outputs(struct stats_buf *o, const struct stats *s)
@@ -179,23 +223,13 @@ static void outputs(struct stats_buf *o, const struct stats *s)
 				   "Times writing started failing (disk full, I/O error, a stalled reader)." },
 		[OUT_FAILING] = { "gsmtaplogd_output_failing", "gauge", "1 while records are being lost." },
 	};
+	static const struct scalar info = { "gsmtaplogd_output_current_file_info", "gauge",
+					    "The file an output writes now.", 0 };
+	const struct per_item counters = { f, OUT_N, s->n_outputs, output_labels, output_value };
+	const struct per_item current = { &info, 1, s->n_outputs, current_file_labels, one };
 
-	for (int k = 0; k < OUT_N; k++) {
-		family(o, f[k].name, f[k].type, f[k].help);
-		for (size_t i = 0; i < s->n_outputs; i++) {
-			stats_put(o, "%s", f[k].name);
-			output_labels(o, &s->outputs[i]);
-			stats_put(o, "} %llu\n", (unsigned long long)output_value(&s->outputs[i].st, k));
-		}
-	}
-	family(o, "gsmtaplogd_output_current_file_info", "gauge", "The file an output writes now.");
-	for (size_t i = 0; i < s->n_outputs; i++) {
-		stats_put(o, "gsmtaplogd_output_current_file_info");
-		output_labels(o, &s->outputs[i]);
-		stats_put(o, ",");
-		put_label_str(o, "current", s->outputs[i].file);
-		stats_put(o, "} 1\n");
-	}
+	per_item(o, s, &counters);
+	per_item(o, s, &current);
 }
 
 static void sender_labels(struct stats_buf *o, const struct stream *st)

@@ -248,13 +248,21 @@ size_t text_name(char *out, size_t room, const uint8_t *in, size_t len)
 	return n;
 }
 
-static void put_name(struct cursor *c, struct wire_str s)
+/* A string through \a escape (text_name(), text_json_string()), which writes
+ * all of it or nothing. */
+static void put_escaped(struct cursor *c, size_t (*escape)(char *, size_t, const uint8_t *, size_t),
+			struct wire_str s)
 {
-	size_t n = text_name(c->p, c->end - c->p, (const uint8_t *)s.ptr, s.len);
+	size_t n = escape(c->p, c->end - c->p, (const uint8_t *)s.ptr, s.len);
 
 	if (!n)
 		c->full = true;
 	c->p += n;
+}
+
+static void put_name(struct cursor *c, struct wire_str s)
+{
+	put_escaped(c, text_name, s);
 }
 
 /* The date and time of one second, kept because gmtime_r() costs more than the
@@ -499,11 +507,7 @@ size_t text_json_string(char *out, size_t room, const uint8_t *in, size_t len)
 
 static void put_json_string(struct cursor *c, struct wire_str s)
 {
-	size_t n = text_json_string(c->p, c->end - c->p, (const uint8_t *)s.ptr, s.len);
-
-	if (!n)
-		c->full = true;
-	c->p += n;
+	put_escaped(c, text_json_string, s);
 }
 
 static void put_json_addr(struct cursor *c, const struct sockaddr_storage *sa)

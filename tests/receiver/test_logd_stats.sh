@@ -131,6 +131,15 @@ is "$(senders "$T/usr1.prom" | cut -d' ' -f1,3,4 | tr '\n' ' ')" \
 	"12 senders lost 5 each: the 10 oldest are listed"
 stop_logd
 
+# With -u, the directory is opened (and created, then handed over) as root,
+# and the file written as the user, through that directory.
+start_logd -l "127.0.0.1:$PORT" --count-only --stats-file "$T/priv/sub/m.prom" --stats-interval 1 -u nobody
+for _ in $(seq 50); do [ -f "$T/priv/sub/m.prom" ] && break; sleep 0.1; done
+is "$(stat -c '%U %a' "$T/priv/sub" "$T/priv/sub/m.prom" | tr '\n' ' ')" "nobody 750 nobody 640 " \
+	"-u nobody: the created directory is handed over, the file belongs to nobody (umask 027)"
+stop_logd
+is "$LOGD_STATUS" 0 "and the daemon wrote it as nobody to the end"
+
 bad() {
 	local rc=0
 	"$LOGD" "$@" >/dev/null 2>"$T/bad.err" || rc=$?

@@ -1,44 +1,17 @@
 /* test_text_json.c: the exact JSON line text_format_json() writes, and text_json_string()'s escaping. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <arpa/inet.h>
 #include <stdlib.h>
 
-#include "tap.h"
-#include "text.h"
-
-#define S(lit) ((struct wire_str){ lit, sizeof(lit) - 1 })
-
-/* 2026-11-29T22:28:22 UTC */
-#define T0 1795991302
+#include "fixture.h"
 
 static char line[TEXT_LINE_MAX];
-
-static struct rx_record received(void)
-{
-	struct rx_record r = { .rx_time = { T0, 289013790 } };
-	struct sockaddr_in *sin = (struct sockaddr_in *)&r.src;
-
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(51234);
-	inet_pton(AF_INET, "127.0.0.1", &sin->sin_addr);
-	return r;
-}
-
-static struct wire_log typical(void)
-{
-	return (struct wire_log){
-		.seq = 7, .sec = T0, .usec = 288990, .pid = 4242, .line = 123,
-		.level = WIRE_LEVEL_INFO, .ident = S("OsmoBTS"), .subsys = S("RSL"),
-		.file = S("rsl.c"), .text = S("hello world\n"),
-	};
-}
 
 #define HEAD "{\"rx_time\":\"2026-11-29T22:28:22.289013790Z\",\"src\":\"127.0.0.1:51234\","
 #define SENT "\"sent_time\":\"2026-11-29T22:28:22.288990000Z\","
 
 static void exact_lines(void)
 {
-	struct rx_record r = received();
+	struct rx_record r = from("127.0.0.1", 51234);
 	struct wire_log log = typical();
 
 	is_mem(line, text_format_json(line, sizeof(line), &r, &log, 0),
@@ -89,7 +62,7 @@ static void escaping(void)
 static void room(void)
 {
 	static uint8_t big[65000];
-	struct rx_record r = received();
+	struct rx_record r = from("127.0.0.1", 51234);
 	struct wire_log log = typical();
 	size_t n;
 

@@ -18,7 +18,7 @@ struct collector {
 	size_t n_inputs, n_outputs;
 	uint64_t received, denied, rate_limited;
 	uint64_t recorded;		/*!< handed to the outputs */
-	uint64_t packets_limit;		/*!< -c; UINT64_MAX for none, so that no branch asks */
+	uint64_t packets_limit;		/*!< -c; UINT64_MAX for none, which recorded never meets */
 	uint64_t after_stop;
 	time_t now;
 };

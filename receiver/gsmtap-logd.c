@@ -17,6 +17,7 @@
 #include "output.h"
 #include "privs.h"
 #include "report.h"
+#include "statsfile.h"
 
 /* How long the final summary may wait for a slow standard error. */
 #define LOG_FINAL_WAIT_MS	1000
@@ -86,6 +87,21 @@ static void prepare_outputs(struct options *opt, const struct privs *privs)
 	}
 }
 
+/* The statistics file's directory is opened like the outputs'. */
+static struct statsfile *prepare_stats_file(const struct options *opt, const struct privs *privs)
+{
+	const struct dirs_owner owner = { privs->drop, privs->uid, privs->gid };
+	char err[DIRS_ERR_MAX];
+	struct statsfile *f;
+
+	if (!opt->stats_file)
+		return NULL;
+	f = statsfile_open(opt->stats_file, &owner, err);
+	if (!f)
+		log_fatal("--stats-file: %s", err);
+	return f;
+}
+
 static void open_outputs(struct options *opt, const struct privs *privs, struct collector *c)
 {
 	for (size_t i = 0; i < opt->n_outputs; i++) {
@@ -119,10 +135,45 @@ static int exit_status(const struct collector *c)
 	return 0;
 }
 
-static void run(const struct options *opt, struct collector *c, struct report *report, struct names **names)
+/* -a duration counts from the start, whatever the wall clock does meanwhile. */
+static uint64_t monotonic_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* What the daemon has to tell, and where. */
+struct telling {
+	struct report *report;
+	struct statsfile *stats_file;	/*!< NULL without --stats-file */
+};
+
+/* Each --stats-interval: the statistics file when there is one, else the summary. */
+static void tell_interval(const struct telling *t)
+{
+	if (t->stats_file)
+		report_stats_file(t->report, t->stats_file);
+	else
+		report_summary(t->report);
+}
+
+/* SIGUSR1 and the end: the summary, and the file. */
+static void tell_all(const struct telling *t)
+{
+	report_summary(t->report);
+	if (t->stats_file)
+		report_stats_file(t->report, t->stats_file);
+}
+
+static void run(const struct options *opt, struct collector *c, const struct telling *tell, struct names **names)
+{
+	struct report *report = tell->report;
 	struct loop *loop = loop_new(c);
 	time_t next_stats = opt->stats_interval ? time(NULL) + opt->stats_interval : 0;
+	uint64_t stop_at = opt->stop_duration ? monotonic_ms() + opt->stop_duration * 1000ull : 0;
+	bool autostop;
 
 	if (!loop)
 		log_fatal("cannot start the event loop: %s", strerror(errno));
@@ -136,14 +187,17 @@ static void run(const struct options *opt, struct collector *c, struct report *r
 				log_say("reopening the output files failed; retrying on the next write");
 		}
 		if (ev & LOOP_USR1)
-			report_summary(report);
+			tell_all(tell);
 		if (next_stats && collector_now(c) >= next_stats) {
 			next_stats = collector_now(c) + opt->stats_interval;
-			report_summary(report);
+			tell_interval(tell);
 		}
 		if (outputs_gone)
 			log_say("every output's reader has gone; stopping");
-		if (ev & (LOOP_TERM | LOOP_ENDED) || outputs_gone)
+		autostop = collector_stopped(c) || (stop_at && monotonic_ms() >= stop_at);
+		if (autostop)
+			log_say("an autostop condition (-a, -c) was reached; stopping");
+		if (ev & (LOOP_TERM | LOOP_ENDED) || outputs_gone || autostop)
 			break;
 	}
 	loop_drain(loop);
@@ -156,7 +210,7 @@ int main(int argc, char **argv)
 	static struct options opt;
 	struct privs privs;
 	struct collector *c;
-	struct report *report;
+	struct telling tell;
 	struct names *names = NULL;
 	int status;
 
@@ -168,22 +222,26 @@ int main(int argc, char **argv)
 		log_fatal("cannot take over the signals: %s", strerror(errno));
 	privs_resolve(&privs, opt.user, opt.group);
 	c = collector_new(opt.max_streams, &opt.access);
-	report = c ? report_new(c, opt.quiet) : NULL;
-	if (!report)
+	if (c)
+		collector_set_packets_limit(c, opt.stop_packets);
+	tell.report = c ? report_new(c, opt.quiet, opt.stats_json) : NULL;
+	if (!tell.report)
 		log_fatal("cannot allocate the stream table: %s", strerror(errno));
 	names = load_names(&opt, c, NULL, true);
 	open_inputs(&opt, c);
 	prepare_outputs(&opt, &privs);
+	tell.stats_file = prepare_stats_file(&opt, &privs);
 	privs_drop(&privs);
 	open_outputs(&opt, &privs, c);
-	report_start(report);
+	report_start(tell.report);
 	log_never_block();
-	run(&opt, c, report, &names);
+	run(&opt, c, &tell, &names);
 	log_wait_at_most(LOG_FINAL_WAIT_MS);
-	report_summary(report);
+	tell_all(&tell);
 	status = exit_status(c);
 	collector_free(c);
 	names_free(names);
-	report_free(report);
+	report_free(tell.report);
+	statsfile_close(tell.stats_file);
 	return status;
 }

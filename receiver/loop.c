@@ -197,7 +197,9 @@ void loop_drain(struct loop *l)
 	for (size_t i = 0; (in = collector_input(l->c, i)); i++) {
 		bool emptied = false;
 
-		while (in->live && !l->ended[i] && !emptied && monotonic_ns() < deadline)
+		/* an autostop limit was reached: what is still queued is not wanted */
+		while (in->live && !l->ended[i] && !emptied && monotonic_ns() < deadline &&
+		       !collector_stopped(l->c))
 			read_input(l, i, TURN_BATCHES, &emptied);
 		if (in->ops->finish)
 			in->ops->finish(in);

@@ -34,15 +34,29 @@ static const char usage_text[] =
 "                            - is standard output\n"
 "      --text PATH           write one text line per log line; - is standard output\n"
 "      --stdout              also print the text lines, coloured on a terminal\n"
+"      --text-format FORMAT  plain (default) or json: one JSON object per line,\n"
+"                            every field, times in RFC 3339 with nanoseconds\n"
 "      --count-only          write nothing, only count (for benchmarks)\n"
 "  -b filesize:KB            rotate after KB kilobytes (1 kB = 1000 bytes)\n"
 "  -b duration:SECONDS       rotate after SECONDS\n"
-"  -b files:N                with filesize or duration: keep the newest N files\n"
+"  -b interval:SECONDS       rotate when the clock reaches a multiple of SECONDS\n"
+"  -b packets:N              rotate after N records\n"
+"  -b files:N                with another -b: keep the newest N files\n"
+"  -a duration:SECONDS       stop after SECONDS (as SIGTERM does; exit 0)\n"
+"  -a filesize:KB            stop rather than let a file pass KB kilobytes\n"
+"  -a files:N                with -b: stop rather than start file N+1\n"
+"  -a packets:N, -c N        stop after recording N datagrams\n"
 "      --hosts FILE          name senders in pcapng files from this hosts(5) file\n"
 "                            (default /etc/hosts; never DNS), reread on SIGHUP\n"
 "\n"
 "Statistics:\n"
-"      --stats-interval S    print the summary every S seconds (also on SIGUSR1, at exit)\n"
+"      --stats-interval S    print the summary every S seconds (also on SIGUSR1, at exit);\n"
+"                            with --stats-file, write that file instead (default 15)\n"
+"      --stats-file PATH     write the figures in Prometheus's text format to PATH,\n"
+"                            replaced whole each time (node_exporter's textfile\n"
+"                            collector reads *.prom); also on SIGUSR1 and at exit\n"
+"      --stats-format FORMAT text (default: key=value) or json (one JSON object\n"
+"                            per summary line) for the summaries on standard error\n"
 "      --max-streams N       senders tracked at once (default 4096); older ones are evicted\n"
 "  -q, --quiet               leave per-stream lines out of the summary\n"
 "\n"
@@ -66,7 +80,7 @@ static const char usage_text[] =
 "interface; everything whole was kept).  See gsmtap-logd(8).\n";
 
 enum { OPT_TEXT = 256, OPT_STDOUT, OPT_COUNT_ONLY, OPT_STATS_INTERVAL, OPT_MAX_STREAMS, OPT_ALLOW,
-       OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS };
+       OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
@@ -79,7 +93,11 @@ static const struct option long_options[] = {
 	{ "stdout", no_argument, NULL, OPT_STDOUT },
 	{ "count-only", no_argument, NULL, OPT_COUNT_ONLY },
 	{ "ring-buffer", required_argument, NULL, 'b' },
+	{ "autostop", required_argument, NULL, 'a' },
+	{ "text-format", required_argument, NULL, OPT_TEXT_FORMAT },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
+	{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
+	{ "stats-format", required_argument, NULL, OPT_STATS_FORMAT },
 	{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "allow", required_argument, NULL, OPT_ALLOW },
@@ -107,20 +125,61 @@ static uint64_t number(const char *s, uint64_t min, uint64_t max, const char *wh
 	return v;
 }
 
-/* dumpcap's -b syntax: filesize:KB, duration:SECONDS, files:N. */
+/* One of two format names: \returns whether it is the second. */
+static bool format_option(const char *arg, const char *first, const char *second, const char *what)
+{
+	if (!strcmp(arg, first))
+		return false;
+	if (!strcmp(arg, second))
+		return true;
+	log_usage("%s %s: expected %s or %s", what, arg, first, second);
+}
+
+/* Whether \a arg is KEY:VALUE; *value is then what follows the colon. */
+static bool is_key(const char *arg, const char *key, const char **value)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(arg, key, n) || arg[n] != ':')
+		return false;
+	*value = arg + n + 1;
+	return true;
+}
+
+/* dumpcap's -b syntax: filesize:KB, duration:SECONDS, interval:SECONDS, packets:N, files:N. */
 static void ring_option(struct output_rotation *r, const char *arg)
 {
-	const char *colon = strchr(arg, ':');
-	size_t klen = colon ? (size_t)(colon - arg) : 0;
+	const char *v;
 
-	if (klen == 8 && !strncmp(arg, "filesize", 8))
-		r->filesize = number(colon + 1, 1, UINT64_MAX / 1000, "-b filesize") * 1000;
-	else if (klen == 8 && !strncmp(arg, "duration", 8))
-		r->duration = number(colon + 1, 1, 100000000, "-b duration");
-	else if (klen == 5 && !strncmp(arg, "files", 5))
-		r->files = number(colon + 1, 1, 100000, "-b files");
+	if (is_key(arg, "filesize", &v))
+		r->filesize = number(v, 1, UINT64_MAX / 1000, "-b filesize") * 1000;
+	else if (is_key(arg, "duration", &v))
+		r->duration = number(v, 1, 100000000, "-b duration");
+	else if (is_key(arg, "interval", &v))
+		r->interval = number(v, 1, 100000000, "-b interval");
+	else if (is_key(arg, "packets", &v))
+		r->packets = number(v, 1, UINT64_MAX, "-b packets");
+	else if (is_key(arg, "files", &v))
+		r->files = number(v, 1, 100000, "-b files");
 	else
-		log_usage("-b %s: expected filesize:KB, duration:SECONDS or files:N", arg);
+		log_usage("-b %s: expected filesize:KB, duration:SECONDS, interval:SECONDS, packets:N or files:N", arg);
+}
+
+/* dumpcap's -a syntax: duration:SECONDS, filesize:KB, files:N, packets:N. */
+static void autostop_option(struct options *o, const char *arg)
+{
+	const char *v;
+
+	if (is_key(arg, "duration", &v))
+		o->stop_duration = number(v, 1, 100000000, "-a duration");
+	else if (is_key(arg, "filesize", &v))
+		o->rotation.stop_filesize = number(v, 1, UINT64_MAX / 1000, "-a filesize") * 1000;
+	else if (is_key(arg, "files", &v))
+		o->rotation.stop_files = number(v, 1, 100000, "-a files");
+	else if (is_key(arg, "packets", &v))
+		o->stop_packets = number(v, 1, UINT64_MAX, "-a packets");
+	else
+		log_usage("-a %s: expected duration:SECONDS, filesize:KB, files:N or packets:N", arg);
 }
 
 static void allow_option(struct options *o, const char *arg)
@@ -206,9 +265,18 @@ static void check_and_default(struct options *o, bool chosen)
 		log_usage("-f applies to -i and -r only");
 	if (o->group && !o->user)
 		log_usage("-g needs -u: the daemon drops root to a user, not to a group alone");
-	if (o->rotation.files && !o->rotation.filesize && !o->rotation.duration)
-		log_usage("-b files:N needs -b filesize:KB or -b duration:SECONDS, as dumpcap's does: "
+	bool rotates = o->rotation.filesize || o->rotation.duration || o->rotation.interval || o->rotation.packets;
+
+	if (o->rotation.files && !rotates)
+		log_usage("-b files:N needs -b filesize, duration, interval or packets, as dumpcap's does: "
 			  "without them there is only one file");
+	if (o->rotation.stop_files && !rotates)
+		log_usage("-a files:N needs -b filesize, duration, interval or packets: "
+			  "without them there is only one file");
+	if (o->stats_file && (!*o->stats_file || !strcmp(o->stats_file, "-")))
+		log_usage("--stats-file needs a file name (it is replaced by renaming, so not standard output)");
+	if (o->stats_file && !o->stats_interval)
+		o->stats_interval = OPTIONS_STATS_FILE_INTERVAL;
 	if (!o->n_inputs)
 		add_input(o, "socket", "[::]:4729");
 	if (!o->input.filter)
@@ -219,6 +287,10 @@ static void check_and_default(struct options *o, bool chosen)
 	if (!chosen) {
 		add_output(o, "pcapng", OPTIONS_DEFAULT_DIR "/gsmtap.pcapng", false);
 		add_output(o, "text", OPTIONS_DEFAULT_DIR "/gsmtap.log", false);
+	}
+	for (size_t i = 0; i < o->n_outputs; i++) {
+		o->outputs[i].json = o->text_json;
+		o->outputs[i].colour &= !o->text_json;
 	}
 	order_outputs(o);
 }
@@ -231,7 +303,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->max_streams = 4096;
 	o->umask = 027;
-	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:qu:g:hV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:a:c:qu:g:hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'l': listen_option(o, optarg); break;
 		case 'i': add_input(o, "capture", optarg); break;
@@ -243,6 +315,15 @@ void options_parse(struct options *o, int argc, char **argv)
 		case OPT_STDOUT: add_output(o, "text", "-", isatty(STDOUT_FILENO)); break;
 		case OPT_COUNT_ONLY: add_output(o, "count", NULL, false); chosen = true; break;
 		case 'b': ring_option(&o->rotation, optarg); break;
+		case 'a': autostop_option(o, optarg); break;
+		case 'c': o->stop_packets = number(optarg, 1, UINT64_MAX, "-c"); break;
+		case OPT_TEXT_FORMAT:
+			o->text_json = format_option(optarg, "plain", "json", "--text-format");
+			break;
+		case OPT_STATS_FILE: o->stats_file = optarg; break;
+		case OPT_STATS_FORMAT:
+			o->stats_json = format_option(optarg, "text", "json", "--stats-format");
+			break;
 		case OPT_STATS_INTERVAL:
 			o->stats_interval = number(optarg, 1, 86400 * 365, "--stats-interval");
 			break;

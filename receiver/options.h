@@ -14,6 +14,9 @@
 
 /* The embedded default: both outputs here, so that a new user needs no flags. */
 #define OPTIONS_DEFAULT_DIR	"gsmtap-logs"
+/* --stats-interval with --stats-file and without the option: node_exporter's
+ * usual scrape interval. */
+#define OPTIONS_STATS_FILE_INTERVAL	15
 /* Default -B: a socket buffer is a limit, used only while datagrams wait
  * (doc/design.md); libpcap allocates its capture ring whole, up front. */
 #define OPTIONS_SOCKET_BUFFER_MIB	128
@@ -31,8 +34,13 @@ struct options {
 	struct input_config input;		/*!< -B, -f */
 	struct output_request outputs[COLLECTOR_OUTPUTS_MAX];	/*!< -w, --text, --stdout, --count-only */
 	size_t n_outputs;
-	struct output_rotation rotation;	/*!< -b */
+	struct output_rotation rotation;	/*!< -b, and -a filesize, -a files */
+	unsigned int stop_duration;		/*!< -a duration: stop after S seconds; 0 = never */
+	uint64_t stop_packets;			/*!< -c, -a packets: stop after N recorded; 0 = never */
 	unsigned int stats_interval;		/*!< --stats-interval S; 0 = only on SIGUSR1 and exit */
+	const char *stats_file;			/*!< --stats-file PATH: Prometheus text, every stats_interval */
+	bool stats_json;			/*!< --stats-format json: summaries as JSON lines */
+	bool text_json;				/*!< --text-format json: text outputs write JSON lines */
 	size_t max_streams;			/*!< --max-streams N */
 	bool quiet;				/*!< -q: no per-stream lines in the summary */
 	const char *user;			/*!< -u USER: drop root to this user */

@@ -1,7 +1,9 @@
 /* report.c: what the daemon tells its operator: the start-up line, losses as they happen, and the summary. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,8 @@
 #include "log.h"
 #include "output.h"
 #include "report.h"
+#include "stats.h"
+#include "statsfile.h"
 #include "text.h"
 
 /* Kernel drops are said as they happen, at most this often (seconds), with the
@@ -19,21 +23,33 @@
 
 #define FIGURES_MAX	512
 
+/* Room for the Prometheus file at first; it doubles, up to the most it may take. */
+#define PROM_ROOM	(64 * 1024)
+#define PROM_ROOM_MAX	(16 * 1024 * 1024)
+
 struct report {
 	const struct collector *c;
 	bool quiet;
+	bool json;			/*!< --stats-format json */
+	time_t started;
+	struct stats stats;		/*!< gathered anew for each summary and file */
+	char *prom;			/*!< the Prometheus file's text */
+	size_t prom_room;
+	bool stats_failing;		/*!< the stats file could not be written last time */
 	struct output_stats last[COLLECTOR_OUTPUTS_MAX];	/*!< to say changes once */
 	uint64_t drops_said;		/*!< kernel drops already reported */
 	time_t next_drops_note;		/*!< no new drop report before this */
 };
 
-struct report *report_new(const struct collector *c, bool quiet)
+struct report *report_new(const struct collector *c, bool quiet, bool json)
 {
 	struct report *r = calloc(1, sizeof(*r));
 
 	if (r) {
 		r->c = c;
 		r->quiet = quiet;
+		r->json = json;
+		r->started = time(NULL);
 	}
 	return r;
 }
@@ -117,47 +133,125 @@ static void stream_line_cb(const struct stream *s, void *arg)
 		(unsigned long long)s->rate_limited);
 }
 
-void report_summary(struct report *r)
+static void summary_lines(const struct stats *s)
 {
-	struct collector_counts t;
-	struct output *o;
-	struct input *in;
+	const struct collector_counts *t = &s->totals;
+	char after[64] = "";
 
-	collector_counts(r->c, &t);
+	/* only where -c stopped the daemon: the line stays as it was otherwise */
+	if (t->after_stop)
+		snprintf(after, sizeof(after), " after_stop=%llu", (unsigned long long)t->after_stop);
 	log_say("received=%llu written=%llu lost=%llu dropped=%llu malformed=%llu "
 		"kernel_drops=%llu unwritten=%llu filtered=%llu denied=%llu rate_limited=%llu "
-		"incomplete=%llu reordered=%llu duplicates=%llu restarts=%llu streams=%zu evicted=%llu",
-		(unsigned long long)t.received, (unsigned long long)t.written,
-		(unsigned long long)t.streams.lost, (unsigned long long)collector_dropped(&t),
-		(unsigned long long)t.streams.malformed, (unsigned long long)t.kernel_drops,
-		(unsigned long long)t.unwritten, (unsigned long long)(t.denied + t.rate_limited),
-		(unsigned long long)t.denied, (unsigned long long)t.rate_limited,
-		(unsigned long long)t.input_lost,
-		(unsigned long long)t.streams.reordered, (unsigned long long)t.streams.duplicates,
-		(unsigned long long)t.streams.restarts, t.streams_held,
-		(unsigned long long)t.streams_evicted);
-	for (size_t i = 0; (o = collector_output(r->c, i)); i++) {
-		struct output_stats st;
-		char name[PATH_MAX];
+		"incomplete=%llu reordered=%llu duplicates=%llu restarts=%llu streams=%zu evicted=%llu%s",
+		(unsigned long long)t->received, (unsigned long long)t->written,
+		(unsigned long long)t->streams.lost, (unsigned long long)collector_dropped(t),
+		(unsigned long long)t->streams.malformed, (unsigned long long)t->kernel_drops,
+		(unsigned long long)t->unwritten, (unsigned long long)(t->denied + t->rate_limited),
+		(unsigned long long)t->denied, (unsigned long long)t->rate_limited,
+		(unsigned long long)t->input_lost,
+		(unsigned long long)t->streams.reordered, (unsigned long long)t->streams.duplicates,
+		(unsigned long long)t->streams.restarts, t->streams_held,
+		(unsigned long long)t->streams_evicted, after);
+	for (size_t i = 0; i < s->n_outputs; i++) {
+		const struct stats_output *o = &s->outputs[i];
 
-		o->ops->stats(o, &st);
-		log_say("output %s file=%s written=%llu unwritten=%llu files=%llu bytes=%llu failures=%llu%s%s",
-			o->kind, output_path(o, name, sizeof(name)), (unsigned long long)st.written,
-			(unsigned long long)st.lost, (unsigned long long)st.files,
-			(unsigned long long)st.bytes, (unsigned long long)st.episodes,
-			st.failing ? " failing=" : "", st.failing ? strerror(st.last_error) : "");
+		char stop[64] = "";
+
+		if (o->st.stopped)
+			snprintf(stop, sizeof(stop), " after_stop=%llu", (unsigned long long)o->st.after_stop);
+		log_say("output %s file=%s written=%llu unwritten=%llu files=%llu bytes=%llu failures=%llu%s%s%s",
+			o->o->kind, o->file, (unsigned long long)o->st.written,
+			(unsigned long long)o->st.lost, (unsigned long long)o->st.files,
+			(unsigned long long)o->st.bytes, (unsigned long long)o->st.episodes,
+			o->st.failing ? " failing=" : "", o->st.failing ? strerror(o->st.last_error) : "", stop);
 	}
-	for (size_t i = 0; (in = collector_input(r->c, i)); i++) {
+	for (size_t i = 0; i < s->n_inputs; i++) {
 		char figures[FIGURES_MAX];
+		const struct input *in = s->inputs[i].in;
 
 		in->ops->figures(in, figures, sizeof(figures));
 		log_say("input %s%s", in->name, figures);
 	}
+}
+
+/* A JSON summary line; one too long for a line of standard error is said as such. */
+static void say_json(const char *line, size_t n)
+{
+	if (n)
+		log_say("%.*s", (int)n, line);
+	else
+		log_say("{\"summary\":\"error\",\"error\":\"a summary line was too long\"}");
+}
+
+static void stream_json_cb(const struct stream *s, void *arg)
+{
+	char line[STATS_JSON_MAX];
+
+	(void)arg;
+	say_json(line, stats_json_stream(line, sizeof(line), s));
+}
+
+static void summary_json(const struct stats *s)
+{
+	char line[STATS_JSON_MAX];
+
+	say_json(line, stats_json_total(line, sizeof(line), s));
+	for (size_t i = 0; i < s->n_outputs; i++)
+		say_json(line, stats_json_output(line, sizeof(line), &s->outputs[i]));
+	for (size_t i = 0; i < s->n_inputs; i++)
+		say_json(line, stats_json_input(line, sizeof(line), &s->inputs[i]));
+}
+
+void report_summary(struct report *r)
+{
+	stats_gather(&r->stats, r->c, r->started);
+	if (r->json)
+		summary_json(&r->stats);
+	else
+		summary_lines(&r->stats);
 	if (!r->quiet)
-		collector_foreach_stream(r->c, stream_line_cb, NULL);
+		collector_foreach_stream(r->c, r->json ? stream_json_cb : stream_line_cb, NULL);
+}
+
+/* The file's text, in a buffer that grows when many inputs, outputs or long
+ * paths need more room.  \returns its length, or 0 if it cannot be had */
+static size_t format_prom(struct report *r)
+{
+	for (;;) {
+		size_t n = r->prom ? stats_prom(r->prom, r->prom_room, &r->stats) : 0;
+		size_t room = r->prom_room ? 2 * r->prom_room : PROM_ROOM;
+		char *p;
+
+		if (n || room > PROM_ROOM_MAX)
+			return n;
+		p = realloc(r->prom, room);
+		if (!p)
+			return 0;
+		r->prom = p;
+		r->prom_room = room;
+	}
+}
+
+void report_stats_file(struct report *r, struct statsfile *f)
+{
+	size_t n;
+	int rc;
+
+	stats_gather(&r->stats, r->c, r->started);
+	n = format_prom(r);
+	rc = n ? statsfile_write(f, r->prom, n) : -ENOMEM;
+	if (rc && !r->stats_failing)
+		log_say("cannot write the statistics file %s: %s; retrying at the next interval",
+			statsfile_path(f), strerror(-rc));
+	else if (!rc && r->stats_failing)
+		log_say("statistics file %s written again", statsfile_path(f));
+	r->stats_failing = rc != 0;
 }
 
 void report_free(struct report *r)
 {
+	if (r)
+		free(r->prom);
 	free(r);
 }

@@ -7,9 +7,11 @@
 #include "collector.h"
 
 struct report;
+struct statsfile;
 
-/*! \returns NULL with errno */
-struct report *report_new(const struct collector *c, bool quiet);
+/*! Summaries of \a c as key=value lines, or with \a json as one JSON object per
+ *  line.  \returns NULL with errno */
+struct report *report_new(const struct collector *c, bool quiet, bool json);
 
 /*! One line per input saying what it does ("listening on [::]:4729 ..."). */
 void report_start(struct report *r);
@@ -19,8 +21,12 @@ void report_start(struct report *r);
  *  \returns true when every output is gone for good (their readers left) */
 bool report_turn(struct report *r);
 
-/*! The summary: key=value figures, one line for the whole, one per output, per
- *  input and (unless quiet) per stream. */
+/*! The summary: key=value figures (or JSON objects), one line for the whole, one
+ *  per output, per input and (unless quiet) per stream. */
 void report_summary(struct report *r);
+
+/*! Write the figures in Prometheus's format to \a f (the report does not own it).
+ *  A failure is said once per episode, and so is the recovery. */
+void report_stats_file(struct report *r, struct statsfile *f);
 
 void report_free(struct report *r);

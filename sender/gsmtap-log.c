@@ -1,12 +1,15 @@
 /* gsmtap-log.c: logger(1) for GSMTAP: send a message, stdin's lines or a command's stderr. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Three modes, like logger(1) plus a wrapper:
+ * Four modes, like logger(1) plus a wrapper:
  *   gsmtap-log [options] message...     one datagram, the words joined by spaces
  *   gsmtap-log [options]                one datagram per line of stdin
+ *   gsmtap-log [options] -f FILE        one datagram per line of FILE
  *   gsmtap-log [options] -- CMD ARGS... CMD's stderr is copied to ours unchanged
  *                                       and each of its lines is sent; we exit
  *                                       with CMD's status
+ * The options are logger(1)'s where it has them (-n, -P, -t, -p, -i, --id, -s,
+ * -f, -e); libosmocore's fields that logger lacks are long options.
  * Lines go out without their '\n'.  A line longer than GSMTAPLOG_TEXT_MAX is
  * sent cut to that size, once; the rest of it up to the newline is skipped.
  * Losses are counted by the library and reported once, at exit.
@@ -44,7 +47,7 @@
 #define EXIT_NOTFOUND	127	/* CMD not found, as the shell */
 
 /* Long options without a short form. */
-enum { OPT_ID = 256 };
+enum { OPT_ID = 256, OPT_SUBSYS, OPT_SOURCE_FILE };
 
 struct options {
 	const char *host;
@@ -55,7 +58,10 @@ struct options {
 	unsigned int line;
 	int level;
 	uint32_t pid;		/*!< --id, or 0: our own, or CMD's in wrapper mode */
+	bool own_pid;		/*!< -i, or --id without a value: ours even in wrapper mode */
 	bool skip_empty;	/*!< -e: empty lines are not sent */
+	bool to_stderr;		/*!< -s: each line sent is written to stderr as well */
+	const char *input;	/*!< -f FILE: its lines instead of stdin's */
 };
 
 /* Where lines go.  Without a sender (wrapper mode only) lines are still counted. */
@@ -75,10 +81,13 @@ struct splitter {
 	char buf[GSMTAPLOG_TEXT_MAX + 1];
 };
 
-static const struct {
+struct level_name {
 	const char *name;
 	int level;
-} level_names[] = {
+};
+
+/* -l: libosmocore's own levels. */
+static const struct level_name level_names[] = {
 	{ "debug", GSMTAPLOG_DEBUG },
 	{ "info", GSMTAPLOG_INFO },
 	{ "notice", GSMTAPLOG_NOTICE },
@@ -86,24 +95,53 @@ static const struct {
 	{ "fatal", GSMTAPLOG_FATAL },
 };
 
+/* -p: syslog's severities, by name and by number (0..7), as libosmocore's
+ * syslog target maps its levels the other way (logp2syslog_level): FATAL is
+ * crit, ERROR err, NOTICE notice, INFO info, DEBUG debug.  What libosmocore
+ * lacks goes to the nearest level of the same kind: emerg and alert are FATAL,
+ * warning is NOTICE (not an error).  panic, error and warn are logger's old
+ * names; fatal is libosmocore's. */
+static const struct level_name severity_names[] = {
+	{ "emerg", GSMTAPLOG_FATAL }, { "alert", GSMTAPLOG_FATAL }, { "crit", GSMTAPLOG_FATAL },
+	{ "err", GSMTAPLOG_ERROR }, { "warning", GSMTAPLOG_NOTICE }, { "notice", GSMTAPLOG_NOTICE },
+	{ "info", GSMTAPLOG_INFO }, { "debug", GSMTAPLOG_DEBUG },
+	{ "panic", GSMTAPLOG_FATAL }, { "error", GSMTAPLOG_ERROR }, { "warn", GSMTAPLOG_NOTICE },
+	{ "fatal", GSMTAPLOG_FATAL },
+};
+
+/* syslog's facilities: a -p FACILITY.LEVEL names one, and GSMTAP has no field
+ * for it, so it is checked and left out. */
+static const char *const facility_names[] = {
+	"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
+	"authpriv", "ftp", "security", "local0", "local1", "local2", "local3", "local4",
+	"local5", "local6", "local7",
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %1$s [options] [message...]\n"
 		"       %1$s [options] -- command [argument...]\n"
-		"Send a message, each line of stdin, or each line that command writes to\n"
-		"stderr, as a GSMTAP log datagram (UDP) to a collector such as gsmtap-logd.\n"
+		"Send a message, each line of stdin or of a file, or each line that command\n"
+		"writes to stderr, as a GSMTAP log datagram (UDP) to a collector such as\n"
+		"gsmtap-logd.  The options are logger(1)'s where it has them.\n"
 		"\n"
-		"  -H, --host HOST       collector address or name (default 127.0.0.1)\n"
+		"  -n, --server HOST     collector address or name (default 127.0.0.1)\n"
 		"  -P, --port PORT       UDP port, 1..65535 or a service name (default %2$s)\n"
-		"  -t, --ident NAME      process name sent (default gsmtap-log, or the\n"
+		"  -t, --tag NAME        process name sent (default gsmtap-log, or the\n"
 		"                        command's name; at most 15 bytes are sent)\n"
-		"  -s, --subsys NAME     subsystem sent (default empty; at most 15 bytes)\n"
-		"  -l, --level LEVEL     debug, info, notice, error, fatal or 0..255\n"
-		"                        (default notice)\n"
-		"  -f, --file FILE[:LINE]  source file and line sent (default empty, 0)\n"
+		"  -p, --priority PRIO   [facility.]level as logger takes it: emerg, alert,\n"
+		"                        crit, err, warning, notice, info, debug or 0..7\n"
+		"                        (default notice; see gsmtap-log(1) for the mapping)\n"
+		"  -l, --level LEVEL     libosmocore's level instead: debug, info, notice,\n"
+		"                        error, fatal or 0..255\n"
+		"  -i                    send our pid, even in command mode\n"
+		"      --id[=PID]        send PID (default ours, or the command's)\n"
+		"  -s, --stderr          also write each line sent to stderr\n"
+		"  -f, --file FILE       send the lines of FILE\n"
 		"  -e, --skip-empty      do not send empty lines\n"
-		"      --id PID          pid sent (default ours, or the command's)\n"
+		"      --subsys NAME     subsystem sent (default empty; at most 15 bytes)\n"
+		"      --source-file FILE[:LINE]  source file and line sent (default empty, 0)\n"
 		"  -h, --help            show this help and exit\n"
 		"  -V, --version         show the version and exit\n"
 		"\n"
@@ -134,16 +172,54 @@ static bool parse_number(const char *s, unsigned long max, unsigned long *out)
 	return !errno && !*end && *out <= max;
 }
 
+static int find_level(const struct level_name *names, size_t count, const char *s, size_t len)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strlen(names[i].name) == len && !strncasecmp(s, names[i].name, len))
+			return names[i].level;
+	return -1;
+}
+
 static int parse_level(const char *s)
 {
+	int level = find_level(level_names, ARRAY_SIZE(level_names), s, strlen(s));
 	unsigned long n;
 
-	for (size_t i = 0; i < ARRAY_SIZE(level_names); i++)
-		if (!strcasecmp(s, level_names[i].name))
-			return level_names[i].level;
+	if (level >= 0)
+		return level;
 	if (parse_number(s, 255, &n))
 		return (int)n;
 	usage_error("invalid level '%s': use debug, info, notice, error, fatal or 0..255", s);
+}
+
+/* logger's -p: [FACILITY.]LEVEL, each a name (any case) or a number. */
+static int parse_priority(const char *s)
+{
+	static const int by_number[] = { GSMTAPLOG_FATAL, GSMTAPLOG_FATAL, GSMTAPLOG_FATAL, GSMTAPLOG_ERROR,
+					 GSMTAPLOG_NOTICE, GSMTAPLOG_NOTICE, GSMTAPLOG_INFO, GSMTAPLOG_DEBUG };
+	const char *dot = strchr(s, '.'), *level = dot ? dot + 1 : s;
+	bool facility_ok = !dot;
+	unsigned long n;
+	int l;
+
+	for (size_t i = 0; dot && i < ARRAY_SIZE(facility_names); i++)
+		facility_ok |= strlen(facility_names[i]) == (size_t)(dot - s) &&
+			       !strncasecmp(s, facility_names[i], dot - s);
+	if (dot && !facility_ok) {
+		char num[16];
+
+		snprintf(num, sizeof(num), "%.*s", (int)(dot - s < 15 ? dot - s : 15), s);
+		facility_ok = dot - s < 15 && parse_number(num, 23, &n);
+	}
+	if (!facility_ok)
+		usage_error("invalid facility in '%s': use kern, user, ..., local0..local7", s);
+	l = find_level(severity_names, ARRAY_SIZE(severity_names), level, strlen(level));
+	if (l >= 0)
+		return l;
+	if (parse_number(level, 7, &n))
+		return by_number[n];
+	usage_error("invalid priority '%s': use [facility.]level, level one of emerg, alert, crit, "
+		    "err, warning, notice, info, debug or 0..7", s);
 }
 
 /* FILE:LINE when what follows the last ':' is a number; else all of it is FILE. */
@@ -201,14 +277,19 @@ static const char *option_text(const char *word, int short_opt)
 static int parse_args(int argc, char **argv, struct options *o, bool *wrap)
 {
 	static const struct option longopts[] = {
-		{ "host",	required_argument,	NULL, 'H' },
+		{ "server",	required_argument,	NULL, 'n' },
+		{ "host",	required_argument,	NULL, 'H' },	/* deprecated: -n */
 		{ "port",	required_argument,	NULL, 'P' },
+		{ "tag",	required_argument,	NULL, 't' },
 		{ "ident",	required_argument,	NULL, 't' },
-		{ "subsys",	required_argument,	NULL, 's' },
+		{ "priority",	required_argument,	NULL, 'p' },
 		{ "level",	required_argument,	NULL, 'l' },
+		{ "id",		optional_argument,	NULL, OPT_ID },
+		{ "stderr",	no_argument,		NULL, 's' },
 		{ "file",	required_argument,	NULL, 'f' },
 		{ "skip-empty",	no_argument,		NULL, 'e' },
-		{ "id",		required_argument,	NULL, OPT_ID },
+		{ "subsys",	required_argument,	NULL, OPT_SUBSYS },
+		{ "source-file", required_argument,	NULL, OPT_SOURCE_FILE },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -219,18 +300,25 @@ static int parse_args(int argc, char **argv, struct options *o, bool *wrap)
 	 * ':': we word the errors ourselves. */
 	for (;;) {
 		before = optind;
-		c = getopt_long(argc, argv, "+:H:P:t:s:l:f:ehV", longopts, NULL);
+		c = getopt_long(argc, argv, "+:n:H:P:t:p:l:isf:ehV", longopts, NULL);
 		if (c == -1)
 			break;
 		switch (c) {
-		case 'H': o->host = optarg; break;
+		case 'n': case 'H': o->host = optarg; break;
 		case 'P': o->port = parse_port(optarg); break;
 		case 't': o->ident = optarg; break;
-		case 's': o->subsys = optarg; break;
+		case 'p': o->level = parse_priority(optarg); break;
 		case 'l': o->level = parse_level(optarg); break;
-		case 'f': parse_file(optarg, o); break;
+		case 'i': o->own_pid = true; o->pid = 0; break;
+		case OPT_ID:
+			o->own_pid = !optarg;
+			o->pid = optarg ? parse_pid(optarg) : 0;
+			break;
+		case 's': o->to_stderr = true; break;
+		case 'f': o->input = optarg; break;
 		case 'e': o->skip_empty = true; break;
-		case OPT_ID: o->pid = parse_pid(optarg); break;
+		case OPT_SUBSYS: o->subsys = optarg; break;
+		case OPT_SOURCE_FILE: parse_file(optarg, o); break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -248,7 +336,18 @@ static int parse_args(int argc, char **argv, struct options *o, bool *wrap)
 	*wrap = optind == before + 1 && !strcmp(argv[before], "--");
 	if (*wrap && optind == argc)
 		usage_error("no command after '--'");
+	if (o->input && (*wrap || optind < argc))
+		usage_error("-f sends a file's lines: give no %s with it", *wrap ? "command" : "message");
 	return optind;
+}
+
+static int write_all(int fd, const char *p, size_t n);
+
+/* -s: the line as it is sent, on stderr; a stderr that is gone is not our failure. */
+static void echo_line(const char *text, size_t len)
+{
+	if (!write_all(STDERR_FILENO, text, len))
+		write_all(STDERR_FILENO, "\n", 1);
 }
 
 static void send_text(struct out *out, const char *text, size_t len)
@@ -257,6 +356,8 @@ static void send_text(struct out *out, const char *text, size_t len)
 
 	if (!len && o->skip_empty)
 		return;
+	if (o->to_stderr)
+		echo_line(text, len);
 	if (!out->s) {
 		out->unsent++;
 		return;
@@ -371,23 +472,38 @@ static ssize_t pump(int fd, size_t max, struct splitter *sp, int *copy_fd)
 	return n;
 }
 
-/* Stdin mode; returns false if stdin could not be read to its end. */
-static bool send_stdin(struct out *out)
+/* Stdin or -f mode; returns false if the input could not be read to its end. */
+static bool send_lines(struct out *out, int fd, const char *name)
 {
 	struct splitter sp = { .out = out };
 	int no_copy = -1;
 	ssize_t n;
 
-	while ((n = pump(STDIN_FILENO, SIZE_MAX, &sp, &no_copy)) != 0) {
+	while ((n = pump(fd, SIZE_MAX, &sp, &no_copy)) != 0) {
 		if (n < 0 && errno == EAGAIN) {
-			wait_fd(STDIN_FILENO, POLLIN);
+			wait_fd(fd, POLLIN);
 		} else if (n < 0 && errno != EINTR) {
-			warn("stdin");
+			warn("%s", name);
 			break;
 		}
 	}
 	split_finish(&sp);
 	return n == 0;
+}
+
+/* -f FILE: its lines, as stdin's would be; a file that cannot be opened is said. */
+static bool send_file(struct out *out, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool read_all;
+
+	if (fd < 0) {
+		warn("%s", path);
+		return false;
+	}
+	read_all = send_lines(out, fd, path);
+	close(fd);
+	return read_all;
 }
 
 /* Wrapper mode signals.  Handlers only record; the relay loop acts, with all
@@ -519,7 +635,7 @@ static int run_command(struct out *out, char **argv)
 		exec_command(argv, pipefd[1], &saved);
 	/* The lines are CMD's: the collector should see its pid, as journald
 	 * does for a command run under systemd-cat. */
-	if (out->s && !out->opt->pid)
+	if (out->s && !out->opt->pid && !out->opt->own_pid)
 		gsmtaplog_set_pid(out->s, (uint32_t)pid);
 	close(pipefd[1]);
 	/* Non-blocking, so that reading what is left after CMD exits cannot hang. */
@@ -604,6 +720,9 @@ int main(int argc, char **argv)
 	first = parse_args(argc, argv, &opt, &wrap);
 	if (!opt.ident)
 		opt.ident = wrap ? basename(argv[first]) : "gsmtap-log";
+	/* CMD's stderr is copied to ours already: -s must not write it twice. */
+	if (wrap)
+		opt.to_stderr = false;
 	ensure_std_fds();
 	open_sender(&out);
 	if (out.s && opt.pid)
@@ -621,8 +740,10 @@ int main(int argc, char **argv)
 
 		if (first < argc)
 			send_words(&out, argv + first, argc - first);
+		else if (opt.input)
+			read_all = send_file(&out, opt.input);
 		else
-			read_all = send_stdin(&out);
+			read_all = send_lines(&out, STDIN_FILENO, "stdin");
 		lost = report(&out);
 		status = !read_all || lost ? EXIT_LOST : EXIT_SUCCESS;
 	}

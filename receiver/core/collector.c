@@ -17,6 +17,9 @@ struct collector {
 	struct output *outputs[COLLECTOR_OUTPUTS_MAX];
 	size_t n_inputs, n_outputs;
 	uint64_t received, denied, rate_limited;
+	uint64_t recorded;		/*!< handed to the outputs */
+	uint64_t packets_limit;		/*!< -c; UINT64_MAX for none, which recorded never meets */
+	uint64_t after_stop;
 	time_t now;
 };
 
@@ -28,6 +31,7 @@ struct collector *collector_new(size_t max_streams, const struct access *access)
 		return NULL;
 	c->access = access;
 	c->now = time(NULL);
+	c->packets_limit = UINT64_MAX;
 	c->streams = streams_new(max_streams);
 	if (!c->streams) {
 		free(c);
@@ -75,6 +79,10 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 	enum wire_verdict v;
 	struct stream *s;
 
+	if (__builtin_expect(c->recorded == c->packets_limit, 0)) {
+		c->after_stop++;
+		return;
+	}
 	c->received++;
 	if (!access_allowed(c->access, src)) {
 		c->denied++;
@@ -87,8 +95,28 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 		c->rate_limited++;
 		return;
 	}
+	c->recorded++;
 	for (size_t i = 0; i < c->n_outputs; i++)
 		c->outputs[i]->ops->add(c->outputs[i], r, v, &log, c->now);
+}
+
+void collector_set_packets_limit(struct collector *c, uint64_t packets)
+{
+	c->packets_limit = packets ? packets : UINT64_MAX;
+}
+
+bool collector_stopped(const struct collector *c)
+{
+	if (c->recorded == c->packets_limit)
+		return true;
+	for (size_t i = 0; i < c->n_outputs; i++) {
+		struct output_stats st;
+
+		c->outputs[i]->ops->stats(c->outputs[i], &st);
+		if (st.stopped)
+			return true;
+	}
+	return false;
 }
 
 void collector_refresh(struct collector *c)
@@ -129,6 +157,7 @@ void collector_counts(const struct collector *c, struct collector_counts *out)
 		.rate_limited = c->rate_limited,
 		.streams_held = streams_count(c->streams),
 		.streams_evicted = streams_evicted(c->streams),
+		.after_stop = c->after_stop,
 	};
 	streams_totals(c->streams, &out->streams);
 	for (size_t i = 0; i < c->n_inputs; i++) {

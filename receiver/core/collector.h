@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -31,6 +32,7 @@ struct collector_counts {
 	struct stream_counts streams;	/*!< lost, reordered, malformed, ... over all streams */
 	size_t streams_held;	/*!< streams in the table now */
 	uint64_t streams_evicted;	/*!< streams pushed out to make room */
+	uint64_t after_stop;	/*!< datagrams read after the -c limit was reached, not recorded */
 };
 
 /*! Everything the collector did not keep, for the summary's dropped=. */
@@ -73,6 +75,14 @@ void collector_flush(struct collector *c);
 int collector_reopen(struct collector *c);
 
 void collector_counts(const struct collector *c, struct collector_counts *out);
+
+/*! Record at most \a packets datagrams (-c, -a packets: those that pass --allow and
+ *  --rate-limit); the ones read after them are counted as after_stop and nothing more. */
+void collector_set_packets_limit(struct collector *c, uint64_t packets);
+
+/*! Whether an autostop limit is reached: the -c count, or an output's -a filesize or
+ *  -a files.  The daemon then stops as on SIGTERM, without reading more. */
+bool collector_stopped(const struct collector *c);
 
 /*! The wall clock second of the current loop turn. */
 time_t collector_now(const struct collector *c);

@@ -183,7 +183,8 @@ static void socket_stats(const struct input *in, struct input_stats *out)
 {
 	const struct in_socket *s = (const struct in_socket *)in;
 
-	*out = (struct input_stats){ .delivered = s->delivered, .kernel_drops = s->drops };
+	*out = (struct input_stats){ .delivered = s->delivered, .kernel_drops = s->drops,
+				     .queue_peak = s->queue_peak, .buffer = (uint64_t)s->rcvbuf };
 }
 
 static void socket_describe(const struct input *in, char *buf, size_t room)

@@ -20,6 +20,8 @@ struct input_stats {
 	uint64_t delivered;	/*!< datagrams handed to the collector */
 	uint64_t kernel_drops;	/*!< dropped by the kernel before they could be read */
 	uint64_t lost;		/*!< seen, but not deliverable: fragments never completed */
+	uint64_t queue_peak;	/*!< a socket's most bytes waiting when the loop looked; 0 for others */
+	uint64_t buffer;	/*!< a socket's receive buffer as the kernel granted it; 0 for others */
 	bool failed;		/*!< it ended on an error: a cut or corrupt file, a vanished interface */
 };
 

@@ -1,4 +1,4 @@
-/* out_text.c: the text output (--text, --stdout): one escaped line per log line, LOGPC pieces joined, cut messages marked. */
+/* out_text.c: the text output (--text, --stdout): one escaped or JSON line per log line, LOGPC pieces joined, cut messages marked. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
@@ -15,14 +15,17 @@ struct out_text {
 	struct sink *sink;
 	struct join *join;
 	unsigned int flags;	/*!< TEXT_COLOUR for a terminal */
+	bool json;		/*!< text_format_json() instead of text_format() */
 	time_t now;		/*!< of the datagram being added, for the sink */
 };
 
 static void write_line(struct out_text *t, const struct rx_record *r, const struct wire_log *log,
 		       bool cut, time_t now)
 {
-	size_t len = text_format((char *)sink_space(t->sink), TEXT_LINE_MAX, r, log,
-				 t->flags | (cut ? TEXT_CUT : 0));
+	unsigned int flags = t->flags | (cut ? TEXT_CUT : 0);
+	char *line = (char *)sink_space(t->sink);
+	size_t len = t->json ? text_format_json(line, TEXT_LINE_MAX, r, log, flags) :
+			       text_format(line, TEXT_LINE_MAX, r, log, flags);
 
 	if (len)
 		sink_commit(t->sink, len, now);
@@ -118,6 +121,7 @@ struct output *out_text_open(const struct output_request *req, const struct ring
 		return NULL;
 	t->out.ops = &text_ops;
 	t->flags = req->colour ? TEXT_COLOUR : 0;
+	t->json = req->json;
 	t->join = join_new(line_cb, t);
 	if (!t->join)
 		goto fail;

@@ -68,7 +68,9 @@ struct output *output_open(struct output_request *req, const struct output_rotat
 {
 	const struct ring_opts ro = {
 		.dirfd = req->dirfd, .path = req->base, .filesize = rotation->filesize,
-		.duration = rotation->duration, .files = rotation->files, .mode = 0666,
+		.duration = rotation->duration, .interval = rotation->interval, .packets = rotation->packets,
+		.files = rotation->files, .stop_size = rotation->stop_filesize, .stop_files = rotation->stop_files,
+		.mode = 0666,
 	};
 	struct output *o = NULL;
 
@@ -78,6 +80,7 @@ struct output *output_open(struct output_request *req, const struct output_rotat
 	if (!o)
 		return NULL;
 	o->kind = req->kind;
+	o->path = req->path;
 	o->dir = req->dir;
 	o->dirfd = req->dirfd;
 	req->dir = NULL;

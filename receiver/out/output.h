@@ -22,6 +22,8 @@ struct output_stats {
 	uint64_t episodes;	/*!< times writing started failing (disk full, I/O error, a stalled reader) */
 	bool failing;		/*!< records are being lost right now */
 	bool gone;		/*!< the destination is gone for good (the reader of a pipe left) */
+	bool stopped;		/*!< an autostop limit (-a filesize, -a files) was reached: the daemon stops */
+	uint64_t after_stop;	/*!< records not written because of it (the rest of the last turn) */
 	int last_error;		/*!< errno of the last failure */
 };
 
@@ -47,15 +49,20 @@ struct output_ops {
 struct output {
 	const struct output_ops *ops;
 	const char *kind;	/*!< "pcapng", "text", ... */
+	const char *path;	/*!< as the command line gave it ("-": standard output), NULL for none */
 	char *dir;		/*!< its directory as given, for messages; NULL for standard output */
 	int dirfd;		/*!< that directory, opened before privileges were dropped; -1 for none */
 };
 
-/*! Where files go and when they rotate: dumpcap's -b semantics. */
+/*! Where files go, when they rotate and when writing stops: dumpcap's -b and -a semantics. */
 struct output_rotation {
 	uint64_t filesize;	/*!< -b filesize: bytes (kB * 1000); 0 = no limit */
 	unsigned int duration;	/*!< -b duration: seconds; 0 = no limit */
+	unsigned int interval;	/*!< -b interval: rotate at wall clock multiples of this; 0 = none */
+	uint64_t packets;	/*!< -b packets: records per file; 0 = no limit */
 	unsigned int files;	/*!< -b files: keep at most this many; 0 = keep all */
+	uint64_t stop_filesize;	/*!< -a filesize: bytes a file may not pass; 0 = no limit */
+	unsigned int stop_files; /*!< -a files: stop instead of starting file N+1; 0 = no limit */
 };
 
 /*! An output the command line asks for, from its request to its opening. */
@@ -63,6 +70,7 @@ struct output_request {
 	const char *kind;	/*!< "pcapng", "text", "count" */
 	const char *path;	/*!< file path, "-" for standard output, NULL for none (count) */
 	bool colour;		/*!< text: ANSI colours by level (standard output on a terminal) */
+	bool json;		/*!< text: JSON lines (--text-format json) */
 	/* filled by output_prepare(), taken over by output_open() */
 	char *dir;		/*!< the directory part of path */
 	const char *base;	/*!< the file name part of path */

@@ -258,8 +258,13 @@ static void finish_file(struct ring *r, bool sync)
 	r->hdr_pending = false;
 }
 
-static bool duration_over(const struct ring *r, time_t now)
+/* -b duration from the file's opening; -b interval on the wall clock's
+ * multiples of it, as dumpcap 4.0 rotates, so that files of several collectors
+ * (or days) line up. */
+static bool time_over(const struct ring *r, time_t now)
 {
+	if (r->opts.interval && now / r->opts.interval != r->opened / r->opts.interval)
+		return true;
 	return r->opts.duration && now >= r->opened + (time_t)r->opts.duration;
 }
 
@@ -271,11 +276,29 @@ static uint64_t used(const struct ring *r)
 
 /* A batch larger than filesize still goes whole into a file that holds only
  * its header, so that an oversized batch cannot rotate forever. */
-static bool must_rotate(const struct ring *r, size_t len, time_t now)
+static bool must_rotate(const struct ring *r, size_t len, size_t records, time_t now)
 {
-	if (duration_over(r, now))
+	if (time_over(r, now))
+		return true;
+	if (r->opts.packets && r->file_records && r->file_records + records > r->opts.packets)
 		return true;
 	return r->opts.filesize && r->file_records && used(r) + len > r->opts.filesize;
+}
+
+/* -a filesize and -a files: writing stops rather than pass the one or start a
+ * file past the other, as dumpcap stops capturing. */
+static bool must_stop(const struct ring *r, size_t len, bool rotating)
+{
+	if (r->opts.stop_size && r->file_records && used(r) + len > r->opts.stop_size)
+		return true;
+	return rotating && r->opts.stop_files && r->count >= r->opts.stop_files;
+}
+
+static int refuse(struct ring *r, size_t records)
+{
+	r->st.stopped = true;
+	r->st.after_stop += records;
+	return -ECANCELED;
 }
 
 struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, time_t now)
@@ -309,7 +332,7 @@ struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, 
 	r->opts.path = r->path;
 	if (fmt)
 		r->fmt = *fmt;
-	r->numbered = opts->filesize || opts->duration || opts->files;
+	r->numbered = opts->filesize || opts->duration || opts->files || opts->interval || opts->packets;
 	r->prefix_len = ext_offset(r->path);
 	if (!r->numbered)
 		memcpy(r->cur, r->path, path_len + 1);
@@ -327,21 +350,38 @@ struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, 
 
 size_t ring_room(const struct ring *r)
 {
-	uint64_t u = used(r);
+	uint64_t u = used(r), limit = r->opts.filesize;
 
-	if (!r->opts.filesize)
+	if (r->opts.stop_size && (!limit || r->opts.stop_size < limit))
+		limit = r->opts.stop_size;
+	if (!limit)
 		return SIZE_MAX;
-	if (u >= r->opts.filesize)
+	if (u >= limit)
 		return 0;
 	/* clamp for 32-bit size_t */
-	return r->opts.filesize - u < SIZE_MAX ? (size_t)(r->opts.filesize - u) : SIZE_MAX;
+	return limit - u < SIZE_MAX ? (size_t)(limit - u) : SIZE_MAX;
+}
+
+size_t ring_room_records(const struct ring *r)
+{
+	if (!r->opts.packets)
+		return SIZE_MAX;
+	if (r->file_records >= r->opts.packets)
+		return 0;
+	return r->opts.packets - r->file_records < SIZE_MAX ? (size_t)(r->opts.packets - r->file_records) : SIZE_MAX;
 }
 
 int ring_write(struct ring *r, const void *buf, size_t len, size_t records, time_t now)
 {
 	int rc = 0;
+	bool rotate;
 
-	if (r->fd >= 0 && must_rotate(r, len, now))
+	if (r->st.stopped)
+		return refuse(r, records);
+	rotate = r->fd >= 0 && must_rotate(r, len, records, now);
+	if (must_stop(r, len, rotate))
+		return refuse(r, records);
+	if (rotate)
 		finish_file(r, false);
 	if (r->fd < 0)
 		rc = start_file(r, now);
@@ -361,8 +401,15 @@ int ring_write(struct ring *r, const void *buf, size_t len, size_t records, time
 
 void ring_tick(struct ring *r, time_t now)
 {
-	if (r->fd >= 0 && duration_over(r, now))
+	if (r->st.stopped)
+		return;
+	if (r->fd >= 0 && time_over(r, now)) {
+		if (must_stop(r, 0, true)) {
+			r->st.stopped = true;
+			return;
+		}
 		finish_file(r, false);
+	}
 	if (r->fd < 0)
 		start_file(r, now);
 	else if (r->hdr_pending)

@@ -21,7 +21,11 @@ struct ring_opts {
 	const char *path;	/*!< the file's name in it, e.g. "gsmtap.pcapng": no '/' */
 	uint64_t filesize;	/*!< -b filesize: bytes (kB * 1000); 0 = no limit */
 	unsigned int duration;	/*!< -b duration: seconds; 0 = no limit */
+	unsigned int interval;	/*!< -b interval: rotate when the wall clock passes a multiple of it */
+	uint64_t packets;	/*!< -b packets: records per file; 0 = no limit */
 	unsigned int files;	/*!< -b files: keep at most this many; 0 = keep all */
+	uint64_t stop_size;	/*!< -a filesize: no file passes this many bytes; writing stops instead */
+	unsigned int stop_files; /*!< -a files: writing stops instead of starting numbered file N+1 */
 	mode_t mode;		/*!< file mode before umask, normally 0666 */
 };
 
@@ -34,15 +38,21 @@ struct ring;
  *  \returns NULL with errno on failure: ELOOP for a link, RING_NOT_REGULAR, ... */
 struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, time_t now);
 
-/*! Bytes the current file takes before it reaches filesize (SIZE_MAX with no limit),
- *  so that outputs flush their batch before it would cross a file boundary. */
+/*! Bytes the current file takes before it reaches filesize or the -a filesize limit
+ *  (SIZE_MAX with neither), so that outputs flush their batch before it would cross
+ *  a file boundary. */
 size_t ring_room(const struct ring *r);
 
+/*! Records the current file takes before -b packets rotates it (SIZE_MAX without). */
+size_t ring_room_records(const struct ring *r);
+
 /*! Write \a len bytes holding \a records whole records with one write().  Rotates first
- *  when the batch would pass filesize or the duration has run out.  On any failure the
- *  file is cut back to its last whole record, the records are counted as lost, and
- *  the next call tries again, so writing resumes by itself when space returns.
- *  \returns 0 or -errno */
+ *  when the batch would pass filesize or packets, or the duration or interval has run
+ *  out.  On any failure the file is cut back to its last whole record, the records are
+ *  counted as lost, and the next call tries again, so writing resumes by itself when
+ *  space returns.  A batch that would pass stop_size, or start a file past stop_files,
+ *  is not written: the ring stops for good (stats: stopped, after_stop).
+ *  \returns 0 or -errno (-ECANCELED once stopped) */
 int ring_write(struct ring *r, const void *buf, size_t len, size_t records, time_t now);
 
 /*! Rotate when the duration has run out even with nothing to write; retry a failed file open. */

@@ -18,6 +18,7 @@ struct sink {
 	uint64_t unformatted;		/*!< records the output could not put in the buffer */
 	size_t room;			/*!< what the ring's current file takes before its size limit,
 					     as of its last change: asked once per write, not per record */
+	size_t room_records;		/*!< and before its -b packets limit */
 	size_t record_max;
 	size_t len;			/*!< bytes buffered */
 	size_t records;			/*!< whole records buffered */
@@ -48,6 +49,13 @@ static void sink_free(struct sink *s)
 	errno = err;
 }
 
+/* The ring's room, asked once per write and cached for sink_commit(). */
+static void take_room(struct sink *s)
+{
+	s->room = ring_room(s->ring);
+	s->room_records = ring_room_records(s->ring);
+}
+
 struct sink *sink_open_file(const struct ring_opts *opts, const struct framing *fmt,
 			    size_t record_max, time_t now)
 {
@@ -58,7 +66,7 @@ struct sink *sink_open_file(const struct ring_opts *opts, const struct framing *
 		return NULL;
 	}
 	if (s)
-		s->room = ring_room(s->ring);
+		take_room(s);
 	return s;
 }
 
@@ -71,7 +79,7 @@ struct sink *sink_open_stdout(const struct framing *fmt, size_t record_max)
 		return NULL;
 	}
 	if (s)
-		s->room = SIZE_MAX;	/* a stream has no file size to stay under */
+		s->room = s->room_records = SIZE_MAX;	/* a stream has no file size to stay under */
 	return s;
 }
 
@@ -86,7 +94,7 @@ static void write_out(struct sink *s, size_t len, size_t records, time_t now)
 		return;
 	if (s->ring) {
 		ring_write(s->ring, s->buf, len, records, now);
-		s->room = ring_room(s->ring);
+		take_room(s);
 	} else {
 		pipeout_write(s->pipe, s->buf, len, records);
 	}
@@ -105,7 +113,7 @@ static void __attribute__((noinline)) write_before(struct sink *s, size_t len, t
 
 void sink_commit(struct sink *s, size_t len, time_t now)
 {
-	if (__builtin_expect(s->len && s->len + len > s->room, 0))
+	if (__builtin_expect(s->len && (s->len + len > s->room || s->records >= s->room_records), 0))
 		write_before(s, len, now);
 	s->len += len;
 	s->records++;
@@ -129,7 +137,7 @@ void sink_tick(struct sink *s, time_t now)
 {
 	if (s->ring) {
 		ring_tick(s->ring, now);
-		s->room = ring_room(s->ring);
+		take_room(s);
 	} else {
 		pipeout_tick(s->pipe);
 	}
@@ -143,7 +151,7 @@ int sink_reopen(struct sink *s, time_t now)
 	if (!s->ring)
 		return 0;
 	rc = ring_reopen(s->ring, now);
-	s->room = ring_room(s->ring);
+	take_room(s);
 	return rc;
 }
 

@@ -21,10 +21,8 @@
 #define DATE_LEN	19
 
 /* Length of the well-formed UTF-8 sequence at in[0..len), or 0 when the bytes
- * are not one (overlong, surrogate, past U+10FFFF, cut short).  C1 controls and
- * the Unicode line/paragraph separators are refused too: a terminal or an
- * editor would act on them. */
-static size_t utf8_sequence(const uint8_t *in, size_t len)
+ * are not one (overlong, surrogate, past U+10FFFF, cut short). */
+static size_t utf8_wellformed(const uint8_t *in, size_t len)
 {
 	uint8_t b = in[0], lo = 0x80, hi = 0xbf;
 	size_t n;
@@ -50,11 +48,23 @@ static size_t utf8_sequence(const uint8_t *in, size_t len)
 	for (size_t i = 2; i < n; i++)
 		if ((in[i] & 0xc0) != 0x80)
 			return 0;
-	if (b == 0xc2 && in[1] <= 0x9f)
-		return 0;	/* U+0080..U+009F */
-	if (b == 0xe2 && in[1] == 0x80 && (in[2] == 0xa8 || in[2] == 0xa9))
-		return 0;	/* U+2028, U+2029 */
 	return n;
+}
+
+/* Whether the well-formed sequence at in is a C1 control or a Unicode
+ * line/paragraph separator: a terminal or an editor would act on them. */
+static bool utf8_acts(const uint8_t *in)
+{
+	return (in[0] == 0xc2 && in[1] <= 0x9f) ||			/* U+0080..U+009F */
+	       (in[0] == 0xe2 && in[1] == 0x80 && (in[2] == 0xa8 || in[2] == 0xa9));	/* U+2028, U+2029 */
+}
+
+/* Well-formed UTF-8 that stands for itself in a text line, or 0. */
+static size_t utf8_sequence(const uint8_t *in, size_t len)
+{
+	size_t n = utf8_wellformed(in, len);
+
+	return n && !utf8_acts(in) ? n : 0;
 }
 
 /* Bytes that stand for themselves: printable ASCII but the backslash, and the
@@ -238,13 +248,21 @@ size_t text_name(char *out, size_t room, const uint8_t *in, size_t len)
 	return n;
 }
 
-static void put_name(struct cursor *c, struct wire_str s)
+/* A string through \a escape (text_name(), text_json_string()), which writes
+ * all of it or nothing. */
+static void put_escaped(struct cursor *c, size_t (*escape)(char *, size_t, const uint8_t *, size_t),
+			struct wire_str s)
 {
-	size_t n = text_name(c->p, c->end - c->p, (const uint8_t *)s.ptr, s.len);
+	size_t n = escape(c->p, c->end - c->p, (const uint8_t *)s.ptr, s.len);
 
 	if (!n)
 		c->full = true;
 	c->p += n;
+}
+
+static void put_name(struct cursor *c, struct wire_str s)
+{
+	put_escaped(c, text_name, s);
 }
 
 /* The date and time of one second, kept because gmtime_r() costs more than the
@@ -400,5 +418,135 @@ size_t text_format(char *out, size_t room, const struct rx_record *r,
 	if (colour)
 		put_str(&c, COLOUR_END);
 	put_char(&c, '\n');
+	return c.full ? 0 : (size_t)(c.p - out);
+}
+
+/* ---- JSON ---- */
+
+/* Bytes that stand for themselves in a JSON string: printable ASCII but the
+ * quote and the backslash. */
+static const bool json_plain[256] = {
+	[' ' ... '!'] = true,
+	['#' ... '['] = true,
+	[']' ... '~'] = true,
+};
+
+/* Escape one byte or sequence that is not plain; \returns bytes written, or 0 if
+ * \a room is too small.  *used says how many input bytes it took. */
+static size_t json_escape_one(char *out, size_t room, const uint8_t *in, size_t len, size_t *used)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint8_t b = in[0];
+	const char *two = b == '"' ? "\\\"" : b == '\\' ? "\\\\" : b == '\n' ? "\\n" : b == '\t' ? "\\t" :
+			  b == '\r' ? "\\r" : b == '\b' ? "\\b" : b == '\f' ? "\\f" : NULL;
+	size_t n = b >= 0x80 ? utf8_wellformed(in, len) : 0;
+	unsigned int cp;
+
+	*used = n ? n : 1;
+	if (two) {
+		if (room < 2)
+			return 0;
+		memcpy(out, two, 2);
+		return 2;
+	}
+	if (n && !utf8_acts(in)) {
+		if (room < n)
+			return 0;
+		memcpy(out, in, n);
+		return n;
+	}
+	/* A control or DEL, a C1 control (C2 80..9F) or U+2028/9 (E2 80 A8/A9)
+	 * as \uXXXX; a byte that is not UTF-8 as U+FFFD, the replacement character. */
+	if (n == 2)
+		cp = 0x80 | (in[1] & 0x3f);
+	else if (n == 3)
+		cp = 0x2000 | (in[2] & 0x3f);
+	else
+		cp = b < 0x80 ? b : 0xfffd;
+	if (room < 6)
+		return 0;
+	memcpy(out, "\\u", 2);
+	out[2] = hex[cp >> 12];
+	out[3] = hex[(cp >> 8) & 15];
+	out[4] = hex[(cp >> 4) & 15];
+	out[5] = hex[cp & 15];
+	return 6;
+}
+
+size_t text_json_string(char *out, size_t room, const uint8_t *in, size_t len)
+{
+	size_t o = 1;
+
+	if (room < 2)
+		return 0;
+	out[0] = '"';
+	for (size_t i = 0; i < len;) {
+		size_t n = 0, used;
+
+		while (i + n < len && json_plain[in[i + n]])
+			n++;
+		if (n) {
+			if (room - o < n)
+				return 0;
+			memcpy(out + o, in + i, n);
+			o += n;
+			i += n;
+			continue;
+		}
+		n = json_escape_one(out + o, room - o, in + i, len - i, &used);
+		if (!n)
+			return 0;
+		o += n;
+		i += used;
+	}
+	if (room - o < 1)
+		return 0;
+	out[o++] = '"';
+	return o;
+}
+
+static void put_json_string(struct cursor *c, struct wire_str s)
+{
+	put_escaped(c, text_json_string, s);
+}
+
+static void put_json_addr(struct cursor *c, const struct sockaddr_storage *sa)
+{
+	put_char(c, '"');
+	put_addr(c, sa);
+	put_char(c, '"');
+}
+
+size_t text_format_json(char *out, size_t room, const struct rx_record *r,
+			const struct wire_log *log, unsigned int flags)
+{
+	struct cursor c = { out, out + (room < TEXT_LINE_MAX ? room : TEXT_LINE_MAX), false };
+
+	put_str(&c, "{\"rx_time\":\"");
+	put_time(&c, &rx_cache, r->rx_time.tv_sec, r->rx_time.tv_nsec, 1000000000, 9);
+	put_str(&c, "\",\"src\":");
+	put_json_addr(&c, &r->src);
+	put_str(&c, ",\"ident\":");
+	put_json_string(&c, log->ident);
+	put_str(&c, ",\"pid\":");
+	put_uint(&c, log->pid);
+	put_str(&c, ",\"subsys\":");
+	put_json_string(&c, log->subsys);
+	put_str(&c, ",\"level\":\"");
+	put_level(&c, log->level);
+	put_str(&c, "\",\"level_num\":");
+	put_uint(&c, log->level);
+	put_str(&c, ",\"file\":");
+	put_json_string(&c, log->file);
+	put_str(&c, ",\"line\":");
+	put_uint(&c, log->line);
+	put_str(&c, ",\"sent_time\":\"");
+	/* µs on the wire, written as ns like the receive time */
+	put_time(&c, &sent_cache, log->sec, (int64_t)log->usec * 1000, 1000000000, 9);
+	put_str(&c, "\",\"seq\":");
+	put_uint(&c, log->seq);
+	put_str(&c, ",\"message\":");
+	put_json_string(&c, message_body(log->text));
+	put_str(&c, flags & TEXT_CUT ? ",\"truncated\":true}\n" : ",\"truncated\":false}\n");
 	return c.full ? 0 : (size_t)(c.p - out);
 }

@@ -9,8 +9,9 @@
 #include "record.h"
 #include "wire.h"
 
-/* Room that text_format() never exceeds: fixed fields plus a 64 kB payload escaped 4:1. */
-#define TEXT_LINE_MAX	(1024 + 4 * 65536)
+/* Room that text_format() and text_format_json() never exceed: fixed fields plus a
+ * 64 kB payload escaped 6:1 (JSON's \u00XX). */
+#define TEXT_LINE_MAX	(1024 + 6 * 65536)
 
 /*! Escape \a len bytes so that they can never leave their line or reach a terminal as
  *  a control sequence.  Printable ASCII and well-formed UTF-8 (shortest form, no
@@ -42,3 +43,23 @@ size_t text_name(char *out, size_t room, const uint8_t *in, size_t len);
  *  \returns bytes written (no NUL), at most TEXT_LINE_MAX, or 0 if \a room is too small */
 size_t text_format(char *out, size_t room, const struct rx_record *r,
 		   const struct wire_log *log, unsigned int flags);
+
+/*! \a len bytes as one JSON string, quotes included, that every JSON parser takes:
+ *  well-formed UTF-8 (RFC 3629) is copied; the quote, the backslash and controls are
+ *  escaped (\n, \t, \r, \b, \f, else \u00XX), and so are DEL, the C1 controls
+ *  and U+2028/U+2029; each byte that is not part of well-formed UTF-8 becomes
+ *  \ufffd, so the string is always valid (the pcapng keeps the exact bytes).
+ *  \returns bytes written (no NUL), or 0 if \a room is too small */
+size_t text_json_string(char *out, size_t room, const uint8_t *in, size_t len);
+
+/*! The line as one JSON object, ending in '\n' (JSON lines), with every field:
+ *    {"rx_time":"...","src":"1.2.3.4:port","ident":"...","pid":N,"subsys":"...",
+ *     "level":"INFO","level_num":3,"file":"...","line":N,"sent_time":"...",
+ *     "seq":N,"message":"...","truncated":false}
+ *  Times are RFC 3339 UTC with nanoseconds (the sent time has µs on the wire);
+ *  names are JSON strings as the sender sent them (empty is ""); seq is 0 for an
+ *  unnumbered sender; the message loses what only ends it, as in text_format().
+ *  \param[in] flags  TEXT_CUT sets "truncated"; TEXT_COLOUR is ignored
+ *  \returns bytes written (no NUL), at most TEXT_LINE_MAX, or 0 if \a room is too small */
+size_t text_format_json(char *out, size_t room, const struct rx_record *r,
+			const struct wire_log *log, unsigned int flags);

@@ -59,7 +59,7 @@ free_port() {
 # Datagrams on loopback arrive in order, so once a last marker line is in,
 # everything sent before it is in too.
 received() {
-	"$LOG" -H "$SINK_HOST" -P "$PORT" -t end-of-test end
+	"$LOG" -n "$SINK_HOST" -P "$PORT" -t end-of-test end
 	wait_for "$SINK_OUT" end-of-test
 	stop_sink
 	grep -v end-of-test "$SINK_OUT" | cut -f1,2,4-
@@ -67,7 +67,7 @@ received() {
 
 # received_pids: the pid and text of each datagram the sink got; stops the sink.
 received_pids() {
-	"$LOG" -H "$SINK_HOST" -P "$PORT" -t end-of-test end
+	"$LOG" -n "$SINK_HOST" -P "$PORT" -t end-of-test end
 	wait_for "$SINK_OUT" end-of-test
 	stop_sink
 	grep -v end-of-test "$SINK_OUT" | cut -f3,9

@@ -40,13 +40,13 @@ run "$LOG" -P "$PORT" -- "${CMD[@]}"
 unharmed "collector down, shared namespace"
 
 # .invalid never resolves (RFC 2606); without DNS it is a temporary failure, also named.
-run "$LOG" -H nonexistent.invalid message
+run "$LOG" -n nonexistent.invalid message
 is "$rc" 2 "unresolvable host: message mode exits 2"
 like "$err" "^gsmtap-log: cannot resolve host 'nonexistent\.invalid'" "unresolvable host: the error names the host"
-run "$LOG" -H nonexistent.invalid </dev/null
+run "$LOG" -n nonexistent.invalid </dev/null
 is "$rc/$(printf '%s' "$err" | wc -l)" "2/0" "unresolvable host: stdin mode exits 2 with a single error line"
 
-run "$LOG" -H nonexistent.invalid -- "${CMD[@]}"
+run "$LOG" -n nonexistent.invalid -- "${CMD[@]}"
 unharmed "unresolvable host"
 like "$(printf '%s' "$err" | head -n 1)" \
 	"^gsmtap-log: cannot resolve host 'nonexistent\.invalid'.*; the lines of sh are not sent$" \

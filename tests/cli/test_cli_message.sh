@@ -4,7 +4,7 @@
 . "$(dirname "$0")/cli-lib.sh"
 
 open_sink
-run "$LOG" -P "$PORT" -t myident -s MAIN -l error -f src/foo.c:42 hello brave world
+run "$LOG" -P "$PORT" -t myident --subsys MAIN -l error --source-file src/foo.c:42 hello brave world
 is "$rc" 0 "message mode exits 0 when the line was sent"
 is "$out$err" "" "message mode prints nothing"
 is "$(received)" "$(tsv ok 1 7 myident MAIN foo.c 42 'hello\x20brave\x20world')" \
@@ -32,14 +32,14 @@ is "$(received | cut -f3 | tr '\n' ' ')" "1 3 5 7 8 0 255 " \
 	"levels by name, in any case, and by number 0..255"
 
 open_sink
-"$LOG" -P "$PORT" -f a:b.c x
-"$LOG" -P "$PORT" -f /abs/dir/c.c:0 x
-"$LOG" -P "$PORT" --file=d.c:4294967295 x
+"$LOG" -P "$PORT" --source-file a:b.c x
+"$LOG" -P "$PORT" --source-file /abs/dir/c.c:0 x
+"$LOG" -P "$PORT" --source-file=d.c:4294967295 x
 is "$(received | cut -f6,7)" "$(printf 'a:b.c\t0\nc.c\t0\nd.c\t4294967295')" \
-	"-f FILE[:LINE]: a number after the last ':' is the line, else all is the file"
+	"--source-file FILE[:LINE]: a number after the last ':' is the line, else all is the file"
 
 open_sink
-"$LOG" -P "$PORT" -t abcdefghijklmnopqrstuvwxyz -s 0123456789abcdefXYZ x
+"$LOG" -P "$PORT" -t abcdefghijklmnopqrstuvwxyz --subsys 0123456789abcdefXYZ x
 is "$(received | cut -f4,5)" "$(tsv abcdefghijklmno 0123456789abcde)" \
 	"ident and subsys are cut to 15 bytes"
 
@@ -57,8 +57,8 @@ is "$(received | cut -f8)" "$(head -c 4000 /dev/zero | tr '\0' a)\\x20$(head -c 
 	"a message over 4096 bytes is sent cut to its first 4095 and a NUL"
 
 open_sink -6
-run "$LOG" -H ::1 -P "$PORT" -l info over-ipv6
-is "$rc" 0 "-H ::1 exits 0"
-is "$(received)" "$(tsv ok 1 3 gsmtap-log '' '' 0 over-ipv6)" "-H ::1 reaches a sink on [::1]"
+run "$LOG" -n ::1 -P "$PORT" -l info over-ipv6
+is "$rc" 0 "-n ::1 exits 0"
+is "$(received)" "$(tsv ok 1 3 gsmtap-log '' '' 0 over-ipv6)" "-n ::1 reaches a sink on [::1]"
 
 done_testing

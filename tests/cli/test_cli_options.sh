@@ -33,9 +33,9 @@ bad "invalid level '-1': use debug, info, notice, error, fatal or 0..255" -l -1
 for port in 0 65536 99999 +4729 ' 4729' '' no-such-service; do
 	bad "invalid port '$port': use 1..65535 or a UDP service name" -P "$port"
 done
-bad "invalid pid '0': use 1..4294967295" --id 0
+bad "invalid pid '0': use 1..4294967295" --id=0
 bad "invalid pid '4294967296': use 1..4294967295" --id=4294967296
-bad "invalid pid 'self': use 1..4294967295" --id self
+bad "invalid pid 'self': use 1..4294967295" --id=self
 run "$LOG" -P 99999 -- sh -c 'echo ran >&2'
 is "$rc/$err" "2/gsmtap-log: invalid port '99999': use 1..65535 or a UDP service name
 Try 'gsmtap-log --help' for more information." "a bad port in wrapper mode: exit 2, and CMD does not run"

@@ -10,7 +10,7 @@ repeat() {
 
 open_sink
 printf 'one\ntwo\nthree\n' >"$T/in"
-run "$LOG" -P "$PORT" -s STDIN <"$T/in"
+run "$LOG" -P "$PORT" --subsys STDIN <"$T/in"
 is "$rc" 0 "stdin mode exits 0 when every line was sent"
 is "$out$err" "" "stdin mode prints nothing"
 is "$(received)" "$(tsv ok 1 5 gsmtap-log STDIN '' 0 one)

@@ -22,12 +22,12 @@ is "$(received_pids)" "$(tsv "$cmd_pid" "$cmd_pid")
 $(tsv "$cmd_pid" second)" "CMD's lines carry CMD's pid ($cmd_pid), not gsmtap-log's"
 
 open_sink
-"$LOG" -P "$PORT" --id 4242 -- sh -c 'echo "$$" >&2' 2>/dev/null
+"$LOG" -P "$PORT" --id=4242 -- sh -c 'echo "$$" >&2' 2>/dev/null
 is "$(received_pids | cut -f1)" 4242 "--id overrides CMD's pid"
 
 open_sink
-"$LOG" -P "$PORT" -t osmo-bsc -s DLGLOBAL -l error -- sh -c 'echo boom >&2' 2>/dev/null
-is "$(received)" "$(tsv ok 1 7 osmo-bsc DLGLOBAL '' 0 boom)" "-t, -s and -l apply to CMD's lines"
+"$LOG" -P "$PORT" -t osmo-bsc --subsys DLGLOBAL -l error -- sh -c 'echo boom >&2' 2>/dev/null
+is "$(received)" "$(tsv ok 1 7 osmo-bsc DLGLOBAL '' 0 boom)" "-t, --subsys and -l apply to CMD's lines"
 
 open_sink
 { head -c 5000 /dev/zero | tr '\0' x; printf '\nno newline at the end'; } >"$T/cmd-err"

@@ -78,6 +78,14 @@ void fuzz_addr(struct fuzz_in *in, bool v6, struct sockaddr_storage *ss);
 void fuzz_check_line(const char *line, size_t n, const struct rx_record *r,
 		     const struct wire_log *log, bool colour);
 
+/*! Check one line from text_format_json() against the datagram, with a strict JSON
+ *  reader of its own: one object, the members in text.h's order, every string
+ *  strict UTF-8 with no raw control, each name and the message decoding to the
+ *  datagram's bytes (a byte that is not UTF-8 as U+FFFD), numbers and times exact,
+ *  "truncated" as \a cut, then '\n' and nothing else. */
+void fuzz_check_json_line(const char *line, size_t n, const struct rx_record *r,
+			  const struct wire_log *log, bool cut);
+
 /*! Check the output of text_escape(): strict UTF-8 with no control character,
  *  and with "\\" and "\xNN" undone it gives back the \a want_len bytes of \a want. */
 void fuzz_check_escaped(const char *s, size_t n, const void *want, size_t want_len);

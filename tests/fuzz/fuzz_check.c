@@ -318,6 +318,194 @@ void fuzz_check_line(const char *line, size_t n, const struct rx_record *r,
 	check_fields((const char *)p, (const char *)end, r, log);
 }
 
+/* ---- JSON lines ---- */
+
+/* A strict reader of the one JSON shape text.h promises, written from RFC 8259
+ * rather than from text.c: an object of string keys whose values are strings,
+ * unsigned integers or booleans, then '\n' and nothing else. */
+struct json_rd {
+	const uint8_t *p, *end;
+};
+
+static unsigned int json_hex(uint8_t c)
+{
+	FUZZ_CHECK((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/* A string, decoded to code points in out[] (room for as many as its bytes).
+ * Raw characters must be strict UTF-8 and neither controls, DEL, C1 controls
+ * nor U+2028/9 (text.h escapes those).  \returns the number of code points */
+static size_t json_string(struct json_rd *j, uint32_t *out)
+{
+	size_t n = 0;
+
+	FUZZ_CHECK(j->p < j->end && *j->p++ == '"');
+	for (;;) {
+		uint32_t cp;
+		size_t len;
+
+		FUZZ_CHECK(j->p < j->end);
+		if (*j->p == '"') {
+			j->p++;
+			return n;
+		}
+		if (*j->p != '\\') {
+			len = utf8_char(j->p, j->end - j->p, &cp);
+			FUZZ_CHECK(len && cp >= 0x20 && !(cp >= 0x7f && cp <= 0x9f) && cp != 0x2028 && cp != 0x2029);
+			j->p += len;
+			out[n++] = cp;
+			continue;
+		}
+		FUZZ_CHECK(j->end - j->p >= 2);
+		switch (j->p[1]) {
+		case '"': cp = '"'; break;
+		case '\\': cp = '\\'; break;
+		case '/': cp = '/'; break;
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u':
+			FUZZ_CHECK(j->end - j->p >= 6);
+			cp = json_hex(j->p[2]) << 12 | json_hex(j->p[3]) << 8 | json_hex(j->p[4]) << 4 |
+			     json_hex(j->p[5]);
+			FUZZ_CHECK(cp < 0xd800 || cp > 0xdfff);	/* no surrogate pairs are written */
+			j->p += 4;
+			break;
+		default:
+			FUZZ_CHECK(!"a valid escape");
+		}
+		j->p += 2;
+		out[n++] = cp;
+	}
+}
+
+static uint64_t json_number(struct json_rd *j)
+{
+	uint64_t v = 0;
+	const uint8_t *start = j->p;
+
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9') {
+		FUZZ_CHECK(v <= (UINT64_MAX - 9) / 10);
+		v = v * 10 + (*j->p++ - '0');
+	}
+	FUZZ_CHECK(j->p > start && (j->p - start == 1 || *start != '0'));
+	return v;
+}
+
+static void json_punct(struct json_rd *j, char c)
+{
+	FUZZ_CHECK(j->p < j->end && *j->p++ == (uint8_t)c);
+}
+
+/* The member named \a key, in its place: '{' or ',' before it. */
+static void json_key(struct json_rd *j, const char *key, bool first, uint32_t *scratch)
+{
+	size_t n;
+
+	json_punct(j, first ? '{' : ',');
+	n = json_string(j, scratch);
+	FUZZ_CHECK(n == strlen(key));
+	for (size_t i = 0; i < n; i++)
+		FUZZ_CHECK(scratch[i] == (uint8_t)key[i]);
+	json_punct(j, ':');
+}
+
+/* The code points bytes stand for: strict UTF-8 as itself, any other byte U+FFFD. */
+static size_t decode_lossy(const uint8_t *p, size_t n, uint32_t *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_char(p + i, n - i, &out[k]);
+
+		if (!len) {
+			out[k] = 0xfffd;
+			len = 1;
+		}
+		k++;
+		i += len;
+	}
+	return k;
+}
+
+static void json_name(struct json_rd *j, const char *key, struct wire_str want, uint32_t *a, uint32_t *b)
+{
+	size_t n, k;
+
+	json_key(j, key, false, a);
+	n = json_string(j, a);
+	k = decode_lossy((const uint8_t *)want.ptr, want.len, b);
+	FUZZ_CHECK(n == k && !memcmp(a, b, n * sizeof(*a)));
+}
+
+/* A time value: the string as check_time() computes it. */
+static void json_time(struct json_rd *j, const char *key, bool first, int64_t sec, int64_t frac,
+		      int64_t per_sec, uint32_t *a)
+{
+	char text[64];
+	size_t n;
+
+	json_key(j, key, first, a);
+	n = json_string(j, a);
+	FUZZ_CHECK(n < sizeof(text));
+	for (size_t i = 0; i < n; i++) {
+		FUZZ_CHECK(a[i] < 0x80);
+		text[i] = (char)a[i];
+	}
+	check_time(text, n, sec, frac, per_sec, 9);
+}
+
+static void json_uint(struct json_rd *j, const char *key, uint64_t want, uint32_t *a)
+{
+	json_key(j, key, false, a);
+	FUZZ_CHECK(json_number(j) == want);
+}
+
+void fuzz_check_json_line(const char *line, size_t n, const struct rx_record *r,
+			  const struct wire_log *log, bool cut)
+{
+	struct json_rd j = { (const uint8_t *)line, (const uint8_t *)line + n };
+	/* room for the longest string as code points: at most one per byte of the line */
+	uint32_t *a = malloc(n * sizeof(*a)), *b = malloc((log->text.len + 64) * sizeof(*b));
+	const char *level = wire_level_name(log->level);
+	char addr[128], lvl[16];
+	size_t k;
+
+	FUZZ_CHECK(a && b && n > 0 && n <= TEXT_LINE_MAX && line[n - 1] == '\n');
+	j.end--;
+	json_time(&j, "rx_time", true, r->rx_time.tv_sec, r->rx_time.tv_nsec, 1000000000, a);
+	if (r->src.ss_family == AF_INET || r->src.ss_family == AF_INET6)
+		FUZZ_CHECK(addr_format(addr, sizeof(addr), (const struct sockaddr *)&r->src));
+	else
+		strcpy(addr, "-");
+	json_name(&j, "src", (struct wire_str){ addr, strlen(addr) }, a, b);
+	json_name(&j, "ident", log->ident, a, b);
+	json_uint(&j, "pid", log->pid, a);
+	json_name(&j, "subsys", log->subsys, a, b);
+	if (level)
+		snprintf(lvl, sizeof(lvl), "%s", level);
+	else
+		snprintf(lvl, sizeof(lvl), "L%u", (unsigned int)log->level);
+	json_name(&j, "level", (struct wire_str){ lvl, strlen(lvl) }, a, b);
+	json_uint(&j, "level_num", log->level, a);
+	json_name(&j, "file", log->file, a, b);
+	json_uint(&j, "line", log->line, a);
+	json_time(&j, "sent_time", false, log->sec, (int64_t)log->usec * 1000, 1000000000, a);
+	json_uint(&j, "seq", log->seq, a);
+	json_name(&j, "message", message_of(log->text), a, b);
+	json_key(&j, "truncated", false, a);
+	k = cut ? 4 : 5;
+	FUZZ_CHECK((size_t)(j.end - j.p) >= k && !memcmp(j.p, cut ? "true" : "false", k));
+	j.p += k;
+	json_punct(&j, '}');
+	FUZZ_CHECK(j.p == j.end);
+	free(a);
+	free(b);
+}
+
 /* ---- pcapng EPB ---- */
 
 /* RFC 1071 the slow, obvious way: big-endian 16-bit words, odd byte padded. */

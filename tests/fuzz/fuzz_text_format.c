@@ -1,4 +1,4 @@
-/* fuzz_text_format.c: libFuzzer harness: text_escape() and text_format() must give one clean, reversible line for any datagram. */
+/* fuzz_text_format.c: libFuzzer harness: text_escape(), text_format() and text_format_json() must give one clean, reversible line for any datagram. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,8 @@
 
 /*
  * Input: a 37-byte header choosing how the datagram arrived, then the datagram.
- *   flags (1): bit 0 colour, bit 1 IPv6 source, bit 2 no address family
+ *   flags (1): bit 0 colour, bit 1 IPv6 source, bit 2 no address family, bit 3 the
+ *              JSON line's "truncated" flag
  *   room (2): a buffer size to try beside the full TEXT_LINE_MAX
  *   rx_time (8 + 4): seconds, and nanoseconds taken modulo one second
  *   source (22): see fuzz_addr()
@@ -17,6 +18,7 @@
 #define COLOUR		0x01
 #define SRC_V6		0x02
 #define SRC_NONE	0x04
+#define CUT		0x08
 
 /* Up to this many bytes, the room contract is tried on each input too; it does
  * not depend on the length, and it triples the cost of a 64 kB input. */
@@ -52,29 +54,32 @@ static void check_escape(const uint8_t *in, size_t len, bool field, size_t room)
 	free(out);
 }
 
-static void check_format(const struct rx_record *r, const struct wire_log *log, bool colour,
-			 size_t room)
+typedef size_t (*line_format)(char *out, size_t room, const struct rx_record *r,
+			      const struct wire_log *log, unsigned int flags);
+
+/* One line in each format: what fuzz_check.c says it must be, and all of it or
+ * nothing in a buffer of the given size. */
+static void check_format(line_format format, const struct rx_record *r, const struct wire_log *log,
+			 unsigned int flags, size_t room)
 {
 	static char line[TEXT_LINE_MAX];
-	size_t n = text_format(line, sizeof(line), r, log, colour);
+	size_t n = format(line, sizeof(line), r, log, flags);
 	char *tight;
 
-	/* 64 kB of text, escaped 4:1, is what TEXT_LINE_MAX is sized for. */
+	/* 64 kB of text, escaped 6:1, is what TEXT_LINE_MAX is sized for. */
 	if (log->text.len <= 65536)
 		FUZZ_CHECK(n);
 	if (!n)
 		return;
-	fuzz_check_line(line, n, r, log, colour);
-
-	/* The same line in a buffer of the given size: all of it or nothing. */
+	if (format == text_format_json)
+		fuzz_check_json_line(line, n, r, log, flags & TEXT_CUT);
+	else
+		fuzz_check_line(line, n, r, log, flags & TEXT_COLOUR);
 	tight = malloc(room ? room : 1);
 	FUZZ_CHECK(tight);
-	if (room >= n) {
-		FUZZ_CHECK(text_format(tight, room, r, log, colour) == n);
+	FUZZ_CHECK(format(tight, room, r, log, flags) == (room >= n ? n : 0));
+	if (room >= n)
 		FUZZ_CHECK(!memcmp(tight, line, n));
-	} else {
-		FUZZ_CHECK(text_format(tight, room, r, log, colour) == 0);
-	}
 	free(tight);
 }
 
@@ -96,7 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	check_escape(r.data, r.len, true, room);
 	check_escape(r.data, r.len, false, room);
-	if (wire_decode(r.data, r.len, &log) == WIRE_OK)
-		check_format(&r, &log, flags & COLOUR, room);
+	if (wire_decode(r.data, r.len, &log) == WIRE_OK) {
+		check_format(text_format, &r, &log, flags & COLOUR ? TEXT_COLOUR : 0, room);
+		check_format(text_format_json, &r, &log, flags & CUT ? TEXT_CUT : 0, room);
+	}
 	return 0;
 }

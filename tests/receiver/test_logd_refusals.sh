@@ -13,7 +13,7 @@ for args in "-b files:3" "-b files:3 -w x.pcapng" "--text x.log -b files:1"; do
 	# shellcheck disable=SC2086
 	"$LOGD" -r "$REFERENCE_CAPTURE" $args >/dev/null 2>"$T/err"
 	is $? 2 "'$args' without filesize or duration: exit 2"
-	is "$(head -n 1 "$T/err")" "gsmtap-logd: -b files:N needs -b filesize:KB or -b duration:SECONDS, as dumpcap's does: without them there is only one file" \
+	is "$(head -n 1 "$T/err")" "gsmtap-logd: -b files:N needs -b filesize, duration, interval or packets, as dumpcap's does: without them there is only one file" \
 		"  the message says what it needs"
 done
 is "$(ls -A)" "" "nothing was written"

@@ -143,9 +143,9 @@ static int run(char **argv, char *msg, size_t room)
 
 static void refused(void)
 {
-	REFUSED(ARGS("-b", "files:3"), "-b files:N needs -b filesize:KB or -b duration:SECONDS, as dumpcap's does: "
+	REFUSED(ARGS("-b", "files:3"), "-b files:N needs -b filesize, duration, interval or packets, as dumpcap's does: "
 					"without them there is only one file");
-	REFUSED(ARGS("-b", "files:3", "-w", "x.pcapng"), "-b files:N needs -b filesize:KB or -b duration:SECONDS, "
+	REFUSED(ARGS("-b", "files:3", "-w", "x.pcapng"), "-b files:N needs -b filesize, duration, interval or packets, "
 							  "as dumpcap's does: without them there is only one file");
 	REFUSED(ARGS("-w", "-", "--text", "-"), "only one output can go to standard output (-w -, --text - and --stdout)");
 	REFUSED(ARGS("-w", "-", "--stdout"), "only one output can go to standard output (-w -, --text - and --stdout)");
@@ -153,7 +153,7 @@ static void refused(void)
 	REFUSED(ARGS("-f", "udp"), "-f applies to -i and -r only");
 	REFUSED(ARGS("-l", "127.0.0.1", "-r", "f"), "-l, -i and -r are alternatives: give one kind of input");
 	REFUSED(ARGS("-r", "a", "-r", "b"), "one -r at a time");
-	REFUSED(ARGS("-b", "size:1"), "-b size:1: expected filesize:KB, duration:SECONDS or files:N");
+	REFUSED(ARGS("-b", "size:1"), "-b size:1: expected filesize:KB, duration:SECONDS, interval:SECONDS, packets:N or files:N");
 	REFUSED(ARGS("-b", "filesize:0"), "-b filesize 0: out of range (1 to 18446744073709551)");
 	REFUSED(ARGS("-b", "duration:1m"), "-b duration 1m: not a number");
 	REFUSED(ARGS("-B", "0"), "-B (MiB) 0: out of range (1 to 1024)");

@@ -35,6 +35,26 @@ static void seq_start(struct seq_state *s, uint32_t seq)
 	*seen_word(s, s->head, &bit) |= bit;
 }
 
+bool seq_seen(const struct seq_state *s, uint32_t seq)
+{
+	uint32_t ahead, behind;
+	uint64_t pos;
+
+	if (s->last == 0)
+		return false;
+	ahead = seq_ahead(s->last, seq);
+	if (ahead == 0)
+		return true;
+	if (ahead - 1 <= SEQ_MAX_GAP)
+		return false;
+	behind = (uint32_t)(SEQ_MOD - ahead);
+	if (behind > WINDOW)
+		return true;
+	pos = s->head - behind;
+	/* before the first number seen: nothing says whether it came */
+	return pos >= s->base && (s->seen[(pos % SLOTS) / 64] >> (pos % 64) & 1);
+}
+
 enum seq_event seq_step(struct seq_state *s, uint32_t seq, bool same_sender, uint32_t *lost)
 {
 	uint32_t ahead, behind, i;

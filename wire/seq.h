@@ -41,6 +41,13 @@ enum seq_event {
 	SEQ_RESTART,	/*!< the sender started a new sequence */
 };
 
+/*! Whether \a seq (not 0) has certainly arrived already: it is the highest number,
+ *  or a number in the window that has arrived, or one further back than the
+ *  window remembers.  Changes nothing.  For an input that may deliver a datagram
+ *  again (a broker's redelivery): nothing that far back is new there, while
+ *  seq_step() would take it for the sender starting again. */
+bool seq_seen(const struct seq_state *s, uint32_t seq);
+
 /*! Account one sequence number (not 0).
  *  \param[in] same_sender  false when the ident differs from the stream's previous line
  *  \param[out] lost  skipped numbers, 0 unless NEXT */

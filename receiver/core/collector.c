@@ -16,7 +16,7 @@ struct collector {
 	struct input *inputs[COLLECTOR_INPUTS_MAX];
 	struct output *outputs[COLLECTOR_OUTPUTS_MAX];
 	size_t n_inputs, n_outputs;
-	uint64_t received, denied, rate_limited;
+	uint64_t received, denied, rate_limited, redelivered;
 	uint64_t recorded;		/*!< handed to the outputs */
 	uint64_t packets_limit;		/*!< -c; UINT64_MAX for none, which recorded never meets */
 	uint64_t after_stop;
@@ -78,6 +78,7 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 	struct wire_log log;
 	enum wire_verdict v;
 	struct stream *s;
+	bool repeat;
 
 	if (__builtin_expect(c->recorded == c->packets_limit, 0)) {
 		c->after_stop++;
@@ -89,7 +90,11 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 		return;
 	}
 	v = wire_decode(r->data, r->len, &log);
-	s = streams_account(c->streams, src, v, &log, &r->rx_time);
+	s = streams_account(c->streams, src, v, &log, &r->rx_time, r->redelivery ? &repeat : NULL);
+	if (r->redelivery && repeat) {
+		c->redelivered++;
+		return;
+	}
 	if (!access_within_rate(c->access, &s->rate_tat, &r->rx_time)) {
 		s->rate_limited++;
 		c->rate_limited++;
@@ -98,6 +103,15 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 	c->recorded++;
 	for (size_t i = 0; i < c->n_outputs; i++)
 		c->outputs[i]->ops->add(c->outputs[i], r, v, &log, c->now);
+}
+
+void collector_know_cb(void *ctx, const struct rx_record *r)
+{
+	struct collector *c = ctx;
+	struct wire_log log;
+	enum wire_verdict v = wire_decode(r->data, r->len, &log);
+
+	streams_know(c->streams, (const struct sockaddr *)&r->src, v, &log);
 }
 
 void collector_set_packets_limit(struct collector *c, uint64_t packets)
@@ -158,6 +172,7 @@ void collector_counts(const struct collector *c, struct collector_counts *out)
 		.streams_held = streams_count(c->streams),
 		.streams_evicted = streams_evicted(c->streams),
 		.after_stop = c->after_stop,
+		.redelivered = c->redelivered,
 	};
 	streams_totals(c->streams, &out->streams);
 	for (size_t i = 0; i < c->n_inputs; i++) {

@@ -33,6 +33,8 @@ struct collector_counts {
 	size_t streams_held;	/*!< streams in the table now */
 	uint64_t streams_evicted;	/*!< streams pushed out to make room */
 	uint64_t after_stop;	/*!< datagrams read after the -c limit was reached, not recorded */
+	uint64_t redelivered;	/*!< delivered again by an input that redelivers (JetStream) and
+				     recorded already: not recorded twice */
 };
 
 /*! Everything the collector did not keep, for the summary's dropped=. */
@@ -62,8 +64,17 @@ void collector_set_names(struct collector *c, const struct names *names);
 /*! rx_deliver_cb for every input: \a ctx is the collector.  A sender outside the
  *  allowed networks is counted as denied and gets no stream state, so that it
  *  cannot push allowed senders out of the table; a datagram over its sender's rate
- *  is accounted in its stream (its sequence number arrived) but not written. */
+ *  is accounted in its stream (its sequence number arrived) but not written.  A
+ *  record marked as a possible redelivery whose sequence number has arrived
+ *  already is counted as redelivered (and as its stream's duplicate) and not
+ *  written: an input that redelivers gets each numbered datagram recorded once. */
 void collector_take_cb(void *ctx, const struct rx_record *r);
+
+/*! rx_deliver_cb for what an earlier run recorded, read back from the main output's
+ *  files: each numbered datagram moves its sender's sequence on, nothing is counted
+ *  or written, so that an input that redelivers (a record's redelivery flag) cannot
+ *  make the collector record it twice across a restart. */
+void collector_know_cb(void *ctx, const struct rx_record *r);
 
 /*! Start of a loop turn: bring the inputs' counters (kernel drops) up to date. */
 void collector_refresh(struct collector *c);

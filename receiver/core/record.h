@@ -17,6 +17,9 @@ struct rx_record {
 	struct sockaddr_storage dst;	/*!< the address and port it was sent to; the same family as src */
 	const uint8_t *data;		/*!< UDP payload; valid until the input's next batch */
 	size_t len;			/*!< bytes at data */
+	bool redelivery;		/*!< the input may have delivered it before (a broker redelivers
+					     what was not acknowledged): a numbered datagram whose number
+					     has arrived already is not recorded again (collector.h) */
 };
 
 /*! A receive time in nanoseconds since the epoch, as pcapng and rate limits count it. */

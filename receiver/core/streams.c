@@ -271,9 +271,11 @@ static void count_seq(struct stream *s, uint32_t seq, bool same_sender)
 		c->lost += lost;
 		break;
 	case SEQ_FILLED:
-		/* It was counted lost in the gap it left. */
+		/* It was counted lost in the gap it left, unless the gap was in what an
+		 * earlier run recorded (streams_know()). */
 		c->reordered++;
-		c->lost--;
+		if (c->lost)
+			c->lost--;
 		break;
 	case SEQ_LATE:
 		c->reordered++;
@@ -308,11 +310,13 @@ static bool keep_ident(struct slot *n, const struct wire_log *log)
 
 struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 			       enum wire_verdict verdict, const struct wire_log *log,
-			       const struct timespec *now)
+			       const struct timespec *now, bool *repeat)
 {
 	struct slot *n = lookup(st, src);
 	bool same_sender;
 
+	if (repeat)
+		*repeat = false;
 	n->s.counts.received++;
 	n->s.last_seen = *now;
 	if (verdict == WIRE_NOT_LOG)
@@ -322,9 +326,27 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 		return &n->s;
 	}
 	same_sender = keep_ident(n, log);
-	if (log->seq)
-		count_seq(&n->s, log->seq, same_sender);
+	if (!log->seq)
+		return &n->s;
+	if (repeat && same_sender && seq_seen(&n->s.seq, log->seq)) {
+		n->s.counts.duplicates++;
+		*repeat = true;
+		return &n->s;
+	}
+	count_seq(&n->s, log->seq, same_sender);
 	return &n->s;
+}
+
+void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verdict verdict,
+		  const struct wire_log *log)
+{
+	struct slot *n;
+	uint32_t lost;
+
+	if (verdict != WIRE_OK || !log->seq)
+		return;
+	n = lookup(st, src);
+	seq_step(&n->s.seq, log->seq, keep_ident(n, log), &lost);
 }
 
 void streams_totals(const struct streams *st, struct stream_counts *out)

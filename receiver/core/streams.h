@@ -44,11 +44,20 @@ void streams_free(struct streams *st);
 
 /*! Count one datagram from \a src with the verdict and fields from wire_decode().
  *  When the table is full the least recently seen stream is evicted (its counts stay
- *  in the totals).  \returns the stream it was counted in, whose rate fields the
+ *  in the totals).  \a repeat is NULL, or, for a datagram its input may have
+ *  delivered before (a broker's redelivery), set to whether its sequence number has
+ *  arrived already (seq_seen()): it is then counted as a duplicate and leaves the
+ *  sequence as it was.  \returns the stream it was counted in, whose rate fields the
  *  caller keeps; never NULL. */
 struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 			       enum wire_verdict verdict, const struct wire_log *log,
-			       const struct timespec *now);
+			       const struct timespec *now, bool *repeat);
+
+/*! Learn a datagram that an earlier run recorded (read back from its files): its
+ *  stream's sequence moves on as if it had arrived, and no count changes, so that
+ *  the same datagram delivered again is known as a repeat. */
+void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verdict verdict,
+		  const struct wire_log *log);
 
 /*! Sum over every stream ever seen, evicted ones included. */
 void streams_totals(const struct streams *st, struct stream_counts *out);

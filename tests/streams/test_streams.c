@@ -39,7 +39,7 @@ static const struct stream *send_as(struct streams *st, const struct sockaddr_st
 {
 	struct wire_log log = { .seq = seq, .pid = 4242, .ident = ident };
 
-	return streams_account(st, (const struct sockaddr *)src, WIRE_OK, &log, &now);
+	return streams_account(st, (const struct sockaddr *)src, WIRE_OK, &log, &now, NULL);
 }
 
 static const struct stream *send_seq(struct streams *st, const struct sockaddr_storage *src, uint32_t seq)
@@ -160,9 +160,9 @@ static void verdicts(void)
 	const struct stream *s;
 
 	send_seq(st, &src, 1);
-	streams_account(st, sa, WIRE_SHORT, &zero, &now);
-	streams_account(st, sa, WIRE_BAD_VERSION, &zero, &now);
-	s = streams_account(st, sa, WIRE_NOT_LOG, &other, &now);
+	streams_account(st, sa, WIRE_SHORT, &zero, &now, NULL);
+	streams_account(st, sa, WIRE_BAD_VERSION, &zero, &now, NULL);
+	s = streams_account(st, sa, WIRE_NOT_LOG, &other, &now, NULL);
 	is_int(s->counts.received, 4, "malformed and other GSMTAP types count as received");
 	is_int(s->counts.malformed, 2, "short and bad-version datagrams count as malformed");
 	s = send_seq(st, &src, 2);
@@ -309,6 +309,55 @@ static void spoofed_flood(void)
 	streams_free(st);
 }
 
+/* A datagram that may be a redelivery: \returns whether it was taken for a repeat. */
+static bool redeliver(struct streams *st, const struct sockaddr_storage *src, uint32_t seq)
+{
+	struct wire_log log = { .seq = seq, .pid = 4242, .ident = S("OsmoBTS") };
+	bool repeat;
+
+	streams_account(st, (const struct sockaddr *)src, WIRE_OK, &log, &now, &repeat);
+	return repeat;
+}
+
+/* A broker redelivers what was not acknowledged, long after or across a restart:
+ * what arrived already is a repeat, wherever it lies; what did not is new. */
+static void redeliveries(void)
+{
+	struct streams *st = streams_new(16);
+	struct sockaddr_storage src = v4(0x7f000001, 51234);
+	const struct stream *s = NULL;
+
+	for (uint32_t i = 1; i <= 5000; i++)
+		if (i != 4990 && i != 100)
+			s = send_seq(st, &src, i);
+	ok(redeliver(st, &src, 5000), "the highest number again is a repeat");
+	ok(redeliver(st, &src, 4000), "a number in the window that arrived is a repeat");
+	ok(!redeliver(st, &src, 4990), "a number in the window that never came is new: it fills its gap");
+	ok(redeliver(st, &src, 4990), "and when it comes again it is a repeat");
+	ok(redeliver(st, &src, 100), "a number further back than the window is a repeat, not a restart");
+	ok(!redeliver(st, &src, 5001), "the next number is new");
+	is_int(s->counts.duplicates, 4, "each repeat is counted as a duplicate");
+	is_int(s->counts.restarts + s->counts.lost, 1, "the sequence went on: no restart, only 100 lost");
+	is_int(s->seq.last, 5001, "the highest number is 5001");
+	streams_free(st);
+
+	st = streams_new(16);
+	for (uint32_t i = 1; i <= 50; i++) {
+		struct wire_log log = { .seq = i, .pid = 4242, .ident = S("OsmoBTS") };
+
+		if (i != 47)
+			streams_know(st, (const struct sockaddr *)&src, WIRE_OK, &log);
+	}
+	ok(redeliver(st, &src, 45), "after a restart, a number an earlier run recorded is a repeat");
+	ok(!redeliver(st, &src, 47), "one it did not record is new");
+	ok(!redeliver(st, &src, 51), "and so is the next");
+	s = send_seq(st, &src, 52);
+	is_int(s->counts.received, 4, "only what arrived in this run is counted");
+	is_int(s->counts.lost + s->counts.restarts, 0, "and nothing is lost or restarted");
+	is_int(s->counts.reordered, 1, "the one that filled an earlier run's gap came late");
+	streams_free(st);
+}
+
 static void bad_cap(void)
 {
 	errno = 0;
@@ -328,6 +377,7 @@ int main(void)
 	eviction();
 	least_recently_seen_goes();
 	spoofed_flood();
+	redeliveries();
 	bad_cap();
 	return done_testing();
 }

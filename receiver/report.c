@@ -21,14 +21,14 @@
  * must not flood its own log as well. */
 #define REPORT_DROPS_INTERVAL	10
 
-#define FIGURES_MAX	512
-
 /* Room for the Prometheus file at first; it doubles, up to the most it may take. */
 #define PROM_ROOM	(64 * 1024)
 #define PROM_ROOM_MAX	(16 * 1024 * 1024)
 
 struct report {
-	const struct collector *c;
+	const struct collector *c;	/*!< NULL when the figures come from gather (the --workers parent) */
+	void (*gather)(struct stats *s, void *ctx);
+	void *gather_ctx;
 	bool quiet;
 	bool json;			/*!< --stats-format json */
 	time_t started;
@@ -54,12 +54,32 @@ struct report *report_new(const struct collector *c, bool quiet, bool json)
 	return r;
 }
 
+struct report *report_new_gathered(void (*gather)(struct stats *s, void *ctx), void *ctx, bool json)
+{
+	struct report *r = report_new(NULL, true, json);
+
+	if (r) {
+		r->gather = gather;
+		r->gather_ctx = ctx;
+	}
+	return r;
+}
+
+/* The figures now, from the collector or from whoever gathers them. */
+static void gather(struct report *r)
+{
+	if (r->c)
+		stats_gather(&r->stats, r->c, r->started, 0);
+	else
+		r->gather(&r->stats, r->gather_ctx);
+}
+
 void report_start(struct report *r)
 {
 	struct input *in;
 
 	for (size_t i = 0; (in = collector_input(r->c, i)); i++) {
-		char line[FIGURES_MAX];
+		char line[STATS_FIGURES_MAX];
 
 		in->ops->describe(in, line, sizeof(line));
 		log_say("%s", line);
@@ -133,17 +153,31 @@ static void stream_line_cb(const struct stream *s, void *arg)
 		(unsigned long long)s->rate_limited);
 }
 
+/* " worker=K" with --workers, so that each worker's lines can be told apart. */
+static const char *worker_label(char *buf, size_t room, unsigned int worker)
+{
+	if (!worker)
+		return "";
+	snprintf(buf, room, " worker=%u", worker);
+	return buf;
+}
+
 static void summary_lines(const struct stats *s)
 {
 	const struct collector_counts *t = &s->totals;
-	char after[64] = "";
+	char after[64] = "", redelivered[64] = "", workers[96] = "";
 
-	/* only where -c stopped the daemon: the line stays as it was otherwise */
+	/* only where they apply: the line stays as it was otherwise */
 	if (t->after_stop)
 		snprintf(after, sizeof(after), " after_stop=%llu", (unsigned long long)t->after_stop);
+	if (t->redelivered)
+		snprintf(redelivered, sizeof(redelivered), " redelivered=%llu", (unsigned long long)t->redelivered);
+	if (s->workers)
+		snprintf(workers, sizeof(workers), " workers=%u worker_restarts=%llu", s->workers,
+			 (unsigned long long)s->worker_restarts);
 	log_say("received=%llu written=%llu lost=%llu dropped=%llu malformed=%llu "
 		"kernel_drops=%llu unwritten=%llu filtered=%llu denied=%llu rate_limited=%llu "
-		"incomplete=%llu reordered=%llu duplicates=%llu restarts=%llu streams=%zu evicted=%llu%s",
+		"incomplete=%llu reordered=%llu duplicates=%llu restarts=%llu streams=%zu evicted=%llu%s%s%s",
 		(unsigned long long)t->received, (unsigned long long)t->written,
 		(unsigned long long)t->streams.lost, (unsigned long long)collector_dropped(t),
 		(unsigned long long)t->streams.malformed, (unsigned long long)t->kernel_drops,
@@ -152,26 +186,28 @@ static void summary_lines(const struct stats *s)
 		(unsigned long long)t->input_lost,
 		(unsigned long long)t->streams.reordered, (unsigned long long)t->streams.duplicates,
 		(unsigned long long)t->streams.restarts, t->streams_held,
-		(unsigned long long)t->streams_evicted, after);
+		(unsigned long long)t->streams_evicted, after, redelivered, workers);
 	for (size_t i = 0; i < s->n_outputs; i++) {
 		const struct stats_output *o = &s->outputs[i];
-
-		char stop[64] = "";
+		char stop[64] = "", queued[96] = "", worker[32];
 
 		if (o->st.stopped)
 			snprintf(stop, sizeof(stop), " after_stop=%llu", (unsigned long long)o->st.after_stop);
-		log_say("output %s file=%s written=%llu unwritten=%llu files=%llu bytes=%llu failures=%llu%s%s%s",
-			o->o->kind, o->file, (unsigned long long)o->st.written,
+		if (o->st.queued_peak)
+			snprintf(queued, sizeof(queued), " queued=%llu queued_peak=%llu",
+				 (unsigned long long)o->st.queued, (unsigned long long)o->st.queued_peak);
+		log_say("output %s file=%s%s written=%llu unwritten=%llu files=%llu bytes=%llu failures=%llu%s%s%s%s",
+			o->kind, o->file, worker_label(worker, sizeof(worker), o->worker),
+			(unsigned long long)o->st.written,
 			(unsigned long long)o->st.lost, (unsigned long long)o->st.files,
-			(unsigned long long)o->st.bytes, (unsigned long long)o->st.episodes,
+			(unsigned long long)o->st.bytes, (unsigned long long)o->st.episodes, queued,
 			o->st.failing ? " failing=" : "", o->st.failing ? strerror(o->st.last_error) : "", stop);
 	}
 	for (size_t i = 0; i < s->n_inputs; i++) {
-		char figures[FIGURES_MAX];
-		const struct input *in = s->inputs[i].in;
+		const struct stats_input *in = &s->inputs[i];
+		char worker[32];
 
-		in->ops->figures(in, figures, sizeof(figures));
-		log_say("input %s%s", in->name, figures);
+		log_say("input %s%s%s", in->name, worker_label(worker, sizeof(worker), in->worker), in->figures);
 	}
 }
 
@@ -203,15 +239,20 @@ static void summary_json(const struct stats *s)
 		say_json(line, stats_json_input(line, sizeof(line), &s->inputs[i]));
 }
 
+void report_streams(struct report *r)
+{
+	if (!r->quiet && r->c)
+		collector_foreach_stream(r->c, r->json ? stream_json_cb : stream_line_cb, NULL);
+}
+
 void report_summary(struct report *r)
 {
-	stats_gather(&r->stats, r->c, r->started);
+	gather(r);
 	if (r->json)
 		summary_json(&r->stats);
 	else
 		summary_lines(&r->stats);
-	if (!r->quiet)
-		collector_foreach_stream(r->c, r->json ? stream_json_cb : stream_line_cb, NULL);
+	report_streams(r);
 }
 
 /* The file's text, in a buffer that grows when many inputs, outputs or long
@@ -238,7 +279,7 @@ void report_stats_file(struct report *r, struct statsfile *f)
 	size_t n;
 	int rc;
 
-	stats_gather(&r->stats, r->c, r->started);
+	gather(r);
 	n = format_prom(r);
 	rc = n ? statsfile_write(f, r->prom, n) : -ENOMEM;
 	if (rc && !r->stats_failing)

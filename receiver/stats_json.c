@@ -50,6 +50,11 @@ size_t stats_json_total(char *buf, size_t room, const struct stats *s)
 	put_member(&b, "streams", t->streams_held);
 	put_member(&b, "evicted", t->streams_evicted);
 	put_member(&b, "after_stop", t->after_stop);
+	put_member(&b, "redelivered", t->redelivered);
+	if (s->workers) {
+		put_member(&b, "workers", s->workers);
+		put_member(&b, "worker_restarts", s->worker_restarts);
+	}
 	return done(&b, buf);
 }
 
@@ -58,14 +63,18 @@ size_t stats_json_output(char *buf, size_t room, const struct stats_output *so)
 	const struct output_stats *st = &so->st;
 	struct stats_buf b = { buf, buf + room, room == 0 };
 
-	stats_put(&b, "{\"summary\":\"output\",\"output\":\"%s\",\"file\":", so->o->kind);
+	stats_put(&b, "{\"summary\":\"output\",\"output\":\"%s\",\"file\":", so->kind);
 	put_string(&b, so->file, strlen(so->file));
+	if (so->worker)
+		put_member(&b, "worker", so->worker);
 	put_member(&b, "written", st->written);
 	put_member(&b, "unwritten", st->lost);
 	put_member(&b, "files", st->files);
 	put_member(&b, "bytes", st->bytes);
 	put_member(&b, "failures", st->episodes);
 	put_member(&b, "after_stop", st->after_stop);
+	put_member(&b, "queued", st->queued);
+	put_member(&b, "queued_peak", st->queued_peak);
 	stats_put(&b, ",\"failing\":");
 	if (st->failing)
 		put_string(&b, strerror(st->last_error), strlen(strerror(st->last_error)));
@@ -100,14 +109,14 @@ static void put_figures(struct stats_buf *b, const char *f)
 size_t stats_json_input(char *buf, size_t room, const struct stats_input *si)
 {
 	struct stats_buf b = { buf, buf + room, room == 0 };
-	char figures[1024];
 
-	si->in->ops->figures(si->in, figures, sizeof(figures));
 	stats_put(&b, "{\"summary\":\"input\",\"input\":");
-	put_string(&b, si->in->name, strlen(si->in->name));
-	stats_put(&b, ",\"kind\":\"%s\"", si->in->ops->kind);
+	put_string(&b, si->name, strlen(si->name));
+	stats_put(&b, ",\"kind\":\"%s\"", si->kind);
+	if (si->worker)
+		put_member(&b, "worker", si->worker);
 	put_member(&b, "delivered", si->st.delivered);
-	put_figures(&b, figures);
+	put_figures(&b, si->figures);
 	return done(&b, buf);
 }
 

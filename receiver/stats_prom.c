@@ -92,8 +92,16 @@ static void totals(struct stats_buf *o, const struct stats *s)
 		  t->streams_evicted },
 		{ "gsmtaplogd_datagrams_after_stop_total", "counter",
 		  "Datagrams read once the -c count was reached, not recorded.", t->after_stop },
+		{ "gsmtaplogd_datagrams_redelivered_total", "counter",
+		  "Datagrams an input delivered again (JetStream redelivery) that were recorded already.",
+		  t->redelivered },
 		{ "gsmtaplogd_start_time_seconds", "gauge", "When the daemon started, in seconds since the epoch.",
 		  (uint64_t)s->started },
+	};
+	const struct scalar w[] = {
+		{ "gsmtaplogd_workers", "gauge", "Worker processes (--workers).", s->workers },
+		{ "gsmtaplogd_worker_restarts_total", "counter", "Workers that died and were started again.",
+		  s->worker_restarts },
 	};
 
 	stats_put(o, "# HELP gsmtaplogd_build_info The running version.\n# TYPE gsmtaplogd_build_info gauge\n"
@@ -102,6 +110,17 @@ static void totals(struct stats_buf *o, const struct stats *s)
 		family(o, f[i].name, f[i].type, f[i].help);
 		stats_put(o, "%s %llu\n", f[i].name, (unsigned long long)f[i].value);
 	}
+	for (size_t i = 0; s->workers && i < sizeof(w) / sizeof(w[0]); i++) {
+		family(o, w[i].name, w[i].type, w[i].help);
+		stats_put(o, "%s %llu\n", w[i].name, (unsigned long long)w[i].value);
+	}
+}
+
+/* With --workers, each worker's inputs and outputs carry its number. */
+static void put_worker(struct stats_buf *o, unsigned int worker)
+{
+	if (worker)
+		stats_put(o, ",worker=\"%u\"", worker);
 }
 
 /* A family per kind of figure, and in each a sample per input or output:
@@ -146,10 +165,11 @@ static uint64_t input_value(const struct stats *s, size_t i, int which)
 
 static void input_labels(struct stats_buf *o, const struct stats *s, size_t i)
 {
-	const struct input *in = s->inputs[i].in;
+	const struct stats_input *in = &s->inputs[i];
 
 	put_label_str(o, "input", in->name);
-	stats_put(o, ",kind=\"%s\"", in->ops->kind);
+	stats_put(o, ",kind=\"%s\"", in->kind);
+	put_worker(o, in->worker);
 }
 
 static void inputs(struct stats_buf *o, const struct stats *s)
@@ -172,7 +192,7 @@ static void inputs(struct stats_buf *o, const struct stats *s)
 	per_item(o, s, &p);
 }
 
-enum { OUT_WRITTEN, OUT_UNWRITTEN, OUT_FILES, OUT_BYTES, OUT_FAILURES, OUT_FAILING, OUT_N };
+enum { OUT_WRITTEN, OUT_UNWRITTEN, OUT_FILES, OUT_BYTES, OUT_FAILURES, OUT_FAILING, OUT_QUEUED, OUT_N };
 
 static uint64_t output_value(const struct stats *s, size_t i, int which)
 {
@@ -184,14 +204,16 @@ static uint64_t output_value(const struct stats *s, size_t i, int which)
 	case OUT_FILES:		return st->files;
 	case OUT_BYTES:		return st->bytes;
 	case OUT_FAILURES:	return st->episodes;
+	case OUT_QUEUED:	return st->queued;
 	default:		return st->failing;
 	}
 }
 
 static void output_labels(struct stats_buf *o, const struct stats *s, size_t i)
 {
-	stats_put(o, "output=\"%s\",", s->outputs[i].o->kind);
-	put_label_str(o, "file", stats_output_path(s->outputs[i].o));
+	stats_put(o, "output=\"%s\",", s->outputs[i].kind);
+	put_label_str(o, "file", s->outputs[i].path);
+	put_worker(o, s->outputs[i].worker);
 }
 
 /* The file an output writes now: its name changes with every rotation, so it is
@@ -222,6 +244,8 @@ static void outputs(struct stats_buf *o, const struct stats *s)
 		[OUT_FAILURES] = { "gsmtaplogd_output_failures_total", "counter",
 				   "Times writing started failing (disk full, I/O error, a stalled reader)." },
 		[OUT_FAILING] = { "gsmtaplogd_output_failing", "gauge", "1 while records are being lost." },
+		[OUT_QUEUED] = { "gsmtaplogd_output_records_queued", "gauge",
+				 "Records held to be kept later (a broker's spool), neither kept nor lost yet." },
 	};
 	static const struct scalar info = { "gsmtaplogd_output_current_file_info", "gauge",
 					    "The file an output writes now.", 0 };

@@ -25,6 +25,8 @@ struct output_stats {
 	bool stopped;		/*!< an autostop limit (-a filesize, -a files) was reached: the daemon stops */
 	uint64_t after_stop;	/*!< records not written because of it (the rest of the last turn) */
 	int last_error;		/*!< errno of the last failure */
+	uint64_t queued;	/*!< records held to be kept later (a broker's spool): neither kept nor lost yet */
+	uint64_t queued_peak;	/*!< the most records it held at once */
 };
 
 struct output;

@@ -18,6 +18,7 @@
 #include "privs.h"
 #include "report.h"
 #include "statsfile.h"
+#include "workers.h"
 
 /* How long the final summary may wait for a slow standard error. */
 #define LOG_FINAL_WAIT_MS	1000
@@ -148,6 +149,7 @@ static uint64_t monotonic_ms(void)
 struct telling {
 	struct report *report;
 	struct statsfile *stats_file;	/*!< NULL without --stats-file */
+	struct worker *worker;		/*!< a --workers worker: its parent tells the figures */
 };
 
 /* Each --stats-interval: the statistics file when there is one, else the summary. */
@@ -159,12 +161,25 @@ static void tell_interval(const struct telling *t)
 		report_summary(t->report);
 }
 
-/* SIGUSR1 and the end: the summary, and the file. */
-static void tell_all(const struct telling *t)
+/* SIGUSR1: the summary, and the file; a worker answers its parent instead. */
+static void tell_all(const struct telling *t, const struct collector *c)
 {
+	if (t->worker) {
+		worker_answer(t->worker, c, t->report);
+		return;
+	}
 	report_summary(t->report);
 	if (t->stats_file)
 		report_stats_file(t->report, t->stats_file);
+}
+
+/* The end: as SIGUSR1, but a worker gives its parent its last figures. */
+static void tell_last(const struct telling *t, const struct collector *c)
+{
+	if (t->worker)
+		worker_finish(t->worker, c, t->report);
+	else
+		tell_all(t, c);
 }
 
 static void run(const struct options *opt, struct collector *c, const struct telling *tell, struct names **names)
@@ -186,8 +201,10 @@ static void run(const struct options *opt, struct collector *c, const struct tel
 			if (collector_reopen(c))
 				log_say("reopening the output files failed; retrying on the next write");
 		}
+		if (tell->worker)
+			worker_turn(tell->worker, c);
 		if (ev & LOOP_USR1)
-			tell_all(tell);
+			tell_all(tell, c);
 		if (next_stats && collector_now(c) >= next_stats) {
 			next_stats = collector_now(c) + opt->stats_interval;
 			tell_interval(tell);
@@ -205,14 +222,67 @@ static void run(const struct options *opt, struct collector *c, const struct tel
 	loop_free(loop);
 }
 
+/* One collector: the whole daemon, or one of --workers' workers (\a w), whose
+ * parent has bound its sockets, opened the output directories and dropped
+ * privileges already. */
+static int collect(struct options *opt, const struct privs *privs, struct worker *w)
+{
+	struct collector *c;
+	struct telling tell = { .worker = w };
+	struct names *names = NULL;
+	int status;
+
+	c = collector_new(opt->max_streams, &opt->access);
+	if (c)
+		collector_set_packets_limit(c, opt->stop_packets);
+	tell.report = c ? report_new(c, opt->quiet, opt->stats_json) : NULL;
+	if (!tell.report)
+		log_fatal("cannot allocate the stream table: %s", strerror(errno));
+	names = load_names(opt, c, NULL, true);
+	if (w) {
+		worker_add_inputs(w, c);
+	} else {
+		open_inputs(opt, c);
+		prepare_outputs(opt, privs);
+		tell.stats_file = prepare_stats_file(opt, privs);
+		privs_drop(privs);
+	}
+	open_outputs(opt, privs, c);
+	if (w)
+		worker_ready(w, c);
+	report_start(tell.report);
+	log_never_block();
+	run(opt, c, &tell, &names);
+	log_wait_at_most(LOG_FINAL_WAIT_MS);
+	tell_last(&tell, c);
+	status = exit_status(c);
+	collector_free(c);
+	names_free(names);
+	report_free(tell.report);
+	statsfile_close(tell.stats_file);
+	return status;
+}
+
+/* --workers: sockets bound and directories opened as root, then the parent drops
+ * privileges before any worker starts, so that every worker runs as the -u user. */
+static int parent(struct options *opt, const struct privs *privs)
+{
+	struct workers *ws = workers_bind(opt);
+	struct statsfile *stats_file;
+	int status;
+
+	prepare_outputs(opt, privs);
+	stats_file = prepare_stats_file(opt, privs);
+	privs_drop(privs);
+	status = workers_run(ws, opt, privs, stats_file, collect);
+	statsfile_close(stats_file);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static struct options opt;
 	struct privs privs;
-	struct collector *c;
-	struct telling tell;
-	struct names *names = NULL;
-	int status;
 
 	keep_standard_fds();
 	options_parse(&opt, argc, argv);
@@ -221,27 +291,5 @@ int main(int argc, char **argv)
 	if (loop_take_signals())
 		log_fatal("cannot take over the signals: %s", strerror(errno));
 	privs_resolve(&privs, opt.user, opt.group);
-	c = collector_new(opt.max_streams, &opt.access);
-	if (c)
-		collector_set_packets_limit(c, opt.stop_packets);
-	tell.report = c ? report_new(c, opt.quiet, opt.stats_json) : NULL;
-	if (!tell.report)
-		log_fatal("cannot allocate the stream table: %s", strerror(errno));
-	names = load_names(&opt, c, NULL, true);
-	open_inputs(&opt, c);
-	prepare_outputs(&opt, &privs);
-	tell.stats_file = prepare_stats_file(&opt, &privs);
-	privs_drop(&privs);
-	open_outputs(&opt, &privs, c);
-	report_start(tell.report);
-	log_never_block();
-	run(&opt, c, &tell, &names);
-	log_wait_at_most(LOG_FINAL_WAIT_MS);
-	tell_all(&tell);
-	status = exit_status(c);
-	collector_free(c);
-	names_free(names);
-	report_free(tell.report);
-	statsfile_close(tell.stats_file);
-	return status;
+	return opt.workers ? parent(&opt, &privs) : collect(&opt, &privs, NULL);
 }

@@ -23,6 +23,7 @@ static int out_fd = STDERR_FILENO;	/* standard error, or a non-blocking descript
 static bool out_socket;			/* journald's stream: send(MSG_DONTWAIT) */
 static uint64_t dropped;		/* lines a stalled reader did not take */
 static int64_t deadline_ms = -1;	/* while stopping: wait for the reader until then */
+static char tag[32];			/* "worker 1: " in a --workers worker */
 
 static int64_t now_ms(void)
 {
@@ -47,6 +48,11 @@ void log_never_block(void)
 	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0)
 		out_fd = fd;
+}
+
+void log_set_tag(const char *t)
+{
+	snprintf(tag, sizeof(tag), "%s: ", t);
 }
 
 void log_wait_at_most(int ms)
@@ -99,8 +105,7 @@ static void vsay(const char *tail, const char *fmt, va_list ap)
 		if (put(line, n))
 			dropped = 0;
 	}
-	n = strlen(PREFIX);
-	memcpy(line, PREFIX, n);
+	n = snprintf(line, sizeof(line), PREFIX "%s", tag);
 	m = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	if (m < 0)
 		return;

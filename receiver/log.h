@@ -15,6 +15,10 @@
  *  stall the collector. */
 void log_never_block(void);
 
+/*! Every later line says \a tag after the program's name ("gsmtap-logd: worker 1: ..."),
+ *  so that the lines of --workers workers tell whose they are. */
+void log_set_tag(const char *tag);
+
 /*! Stopping: wait up to \a ms in all for a slow reader to take the last lines
  *  (the final summary), rather than drop them. */
 void log_wait_at_most(int ms);

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,13 +138,27 @@ static int wait_ms(const struct loop *l)
 	return WAIT_MS;
 }
 
+/* The signals that came since the last call, as LOOP_* flags; SIGTERM stays. */
+static unsigned int take_signals(void)
+{
+	unsigned int flags = 0;
+
+	if (got_hup)
+		flags |= LOOP_HUP;
+	if (got_usr1)
+		flags |= LOOP_USR1;
+	if (got_term)
+		flags |= LOOP_TERM;
+	got_hup = got_usr1 = 0;
+	return flags;
+}
+
 unsigned int loop_turn(struct loop *l)
 {
 	struct epoll_event evs[COLLECTOR_INPUTS_MAX];
 	struct input *in;
 	bool all_emptied = true, live = false, all_ended = true;
 	int n, total = 0;
-	unsigned int flags = 0;
 
 	n = epoll_pwait(l->ep, evs, COLLECTOR_INPUTS_MAX, wait_ms(l), &wait_mask);
 	for (int e = 0; e < n; e++)
@@ -164,21 +179,23 @@ unsigned int loop_turn(struct loop *l)
 		all_ended &= l->ended[i];
 	}
 	collector_flush(l->c);
+	collector_committed(l->c);
 	if (total > 0 && all_emptied && live) {
 		const struct timespec pause = { 0, COALESCE_NS };
 
 		nanosleep(&pause, NULL);
 	}
-	if (got_hup)
-		flags |= LOOP_HUP;
-	if (got_usr1)
-		flags |= LOOP_USR1;
-	if (got_term)
-		flags |= LOOP_TERM;
-	if (all_ended)
-		flags |= LOOP_ENDED;
-	got_hup = got_usr1 = 0;
-	return flags;
+	return take_signals() | (all_ended ? LOOP_ENDED : 0);
+}
+
+unsigned int loop_wait(struct pollfd *fds, size_t n, int ms)
+{
+	const struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	if (ppoll(fds, n, ms < 0 ? NULL : &ts, &wait_mask) < 0)
+		for (size_t i = 0; i < n; i++)
+			fds[i].revents = 0;
+	return take_signals();
 }
 
 static uint64_t monotonic_ns(void)
@@ -205,6 +222,8 @@ void loop_drain(struct loop *l)
 			in->ops->finish(in);
 	}
 	collector_flush(l->c);
+	collector_committed(l->c);
+	collector_finish(l->c);
 }
 
 void loop_free(struct loop *l)

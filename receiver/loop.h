@@ -2,6 +2,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <poll.h>
+#include <stddef.h>
+
 #include "collector.h"
 
 /* What a turn saw, for the daemon to act on. */
@@ -31,8 +34,14 @@ struct loop *loop_new(struct collector *c);
  *  batches, and let the outputs write.  \returns LOOP_* flags */
 unsigned int loop_turn(struct loop *l);
 
+/*! For a process without inputs (the --workers parent): wait up to \a ms (-1: no
+ *  limit) for a signal, which is let in only here, or for one of \a fds as poll()
+ *  waits for them (their revents say which).  \returns LOOP_* flags of the signals */
+unsigned int loop_wait(struct pollfd *fds, size_t n, int ms);
+
 /*! Stopping: read what the live inputs already hold, for up to LOOP_DRAIN_NS, then
- *  tell every input no more reads will come, and let the outputs write. */
+ *  tell every input no more reads will come, let the outputs write, and let those
+ *  that hold records for later (a broker's spool) deliver them, within their bound. */
 void loop_drain(struct loop *l);
 
 void loop_free(struct loop *l);

@@ -80,7 +80,8 @@ static const char usage_text[] =
 "interface; everything whole was kept).  See gsmtap-logd(8).\n";
 
 enum { OPT_TEXT = 256, OPT_STDOUT, OPT_COUNT_ONLY, OPT_STATS_INTERVAL, OPT_MAX_STREAMS, OPT_ALLOW,
-       OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT };
+       OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT,
+       OPT_WORKERS };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
@@ -106,6 +107,7 @@ static const struct option long_options[] = {
 	{ "group", required_argument, NULL, 'g' },
 	{ "umask", required_argument, NULL, OPT_UMASK },
 	{ "hosts", required_argument, NULL, OPT_HOSTS },
+	{ "workers", required_argument, NULL, OPT_WORKERS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -258,6 +260,21 @@ static void order_outputs(struct options *o)
 		log_usage("only one output can go to standard output (-w -, --text - and --stdout)");
 }
 
+/* Workers share nothing but the parent: each receives on its own socket and writes
+ * its own files, so what needs one collector over all traffic is refused. */
+static void check_workers(const struct options *o)
+{
+	if (strcmp(o->inputs[0].kind, "socket"))
+		log_usage("--workers receives on sockets (-l) only: -i and -r read one capture");
+	for (size_t i = 0; i < o->n_outputs; i++)
+		if (output_to_stdout(&o->outputs[i]))
+			log_usage("--workers: each worker writes its own files; standard output "
+				  "(-w -, --text -, --stdout) cannot take their records whole");
+	if (o->stop_packets || o->rotation.stop_filesize || o->rotation.stop_files)
+		log_usage("--workers: -c and -a packets, filesize and files count what one collector "
+			  "records; only -a duration applies to all workers");
+}
+
 /* \a chosen: -w, --text or --count-only was given; --stdout alone adds to the defaults. */
 static void check_and_default(struct options *o, bool chosen)
 {
@@ -293,6 +310,8 @@ static void check_and_default(struct options *o, bool chosen)
 		o->outputs[i].colour &= !o->text_json;
 	}
 	order_outputs(o);
+	if (o->workers)
+		check_workers(o);
 }
 
 void options_parse(struct options *o, int argc, char **argv)
@@ -340,6 +359,9 @@ void options_parse(struct options *o, int argc, char **argv)
 		case 'g': o->group = optarg; break;
 		case OPT_UMASK: o->umask = umask_option(optarg); break;
 		case OPT_HOSTS: o->hosts_file = optarg; break;
+		case OPT_WORKERS:
+			o->workers = number(optarg, 1, OPTIONS_WORKERS_MAX, "--workers");
+			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("gsmtap-logd %s\n", GSMTAPLOG_VERSION); exit(0);
 		default: log_usage("unknown option or missing argument");

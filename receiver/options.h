@@ -21,6 +21,8 @@
  * (doc/design.md); libpcap allocates its capture ring whole, up front. */
 #define OPTIONS_SOCKET_BUFFER_MIB	128
 #define OPTIONS_CAPTURE_BUFFER_MIB	32
+/* --workers: at most this many processes. */
+#define OPTIONS_WORKERS_MAX	64
 
 /*! One input to open: its kind (input.h) and argument. */
 struct input_request {
@@ -48,6 +50,7 @@ struct options {
 	mode_t umask;				/*!< --umask; default 027: files 0640, directories 0750 */
 	struct access access;			/*!< --allow and --rate-limit */
 	const char *hosts_file;			/*!< --hosts FILE: names for pcapng NRBs; NULL = /etc/hosts */
+	unsigned int workers;			/*!< --workers N: N processes on SO_REUSEPORT sockets; 0 = one collector */
 };
 
 /*! Fill \a o from the command line.  --help and --version print and exit 0; a bad

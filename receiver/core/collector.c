@@ -150,6 +150,20 @@ void collector_flush(struct collector *c)
 		c->outputs[i]->ops->flush(c->outputs[i], &now);
 }
 
+void collector_committed(struct collector *c)
+{
+	for (size_t i = 0; i < c->n_inputs; i++)
+		if (c->inputs[i]->ops->committed)
+			c->inputs[i]->ops->committed(c->inputs[i]);
+}
+
+void collector_finish(struct collector *c)
+{
+	for (size_t i = 0; i < c->n_outputs; i++)
+		if (c->outputs[i]->ops->finish)
+			c->outputs[i]->ops->finish(c->outputs[i]);
+}
+
 int collector_reopen(struct collector *c)
 {
 	int first = 0;

@@ -82,6 +82,12 @@ void collector_refresh(struct collector *c);
 /*! End of a loop turn: the outputs write their batches, rotate on time, retry. */
 void collector_flush(struct collector *c);
 
+/*! After the flush: the inputs that acknowledge to their source do it (input.h, committed). */
+void collector_committed(struct collector *c);
+
+/*! Stopping, after the last flush: the outputs deliver what they hold for later (output.h, finish). */
+void collector_finish(struct collector *c);
+
 /*! SIGHUP: every output finishes its file and opens it again.  \returns 0, or the first -errno */
 int collector_reopen(struct collector *c);
 

@@ -245,7 +245,8 @@ static void bind_error(char *err, const char *name, int e)
  *  SO_REUSEADDR is never set, so a libosmocore `log gsmtap` sink socket on the same
  *  port cannot take the traffic from it; an IPv6 wildcard accepts IPv4 too.  The
  *  receive buffer is raised to cfg->buffer bytes (SO_RCVBUFFORCE, else SO_RCVBUF
- *  up to the system's limit). */
+ *  up to the system's limit).  With cfg->reuseport it joins (or starts) the port's
+ *  SO_REUSEPORT group, which only --workers asks for. */
 struct input *in_socket_open(const char *spec, const struct input_config *cfg, char *err)
 {
 	struct sockaddr_storage addr;
@@ -269,6 +270,8 @@ struct input *in_socket_open(const char *spec, const struct input_config *cfg, c
 	if (s->in.fd < 0)
 		goto fail;
 	if (addr.ss_family == AF_INET6 && set_int(s->in.fd, IPPROTO_IPV6, IPV6_V6ONLY, 0))
+		goto fail;
+	if (cfg->reuseport && set_int(s->in.fd, SOL_SOCKET, SO_REUSEPORT, 1))
 		goto fail;
 	if (ask_destination(s->in.fd, (const struct sockaddr *)&addr) ||
 	    set_int(s->in.fd, SOL_SOCKET, SO_TIMESTAMPNS, 1) ||

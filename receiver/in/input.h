@@ -46,6 +46,11 @@ struct input_ops {
 	/*! No more reads will come (the daemon stops): count what is still pending,
 	 *  such as fragments of unfinished datagrams, as lost.  May be NULL. */
 	void (*finish)(struct input *in);
+	/*! Every record delivered so far has been handed to the outputs and the loop
+	 *  turn's flush has written them: an input that acknowledges to its source
+	 *  (a broker) does it now, so that a crash before it makes the source deliver
+	 *  them again, never lose them.  May be NULL. */
+	void (*committed)(struct input *in);
 	void (*close)(struct input *in);
 };
 
@@ -61,6 +66,7 @@ struct input {
 struct input_config {
 	int buffer;		/*!< -B in bytes: socket receive buffer or capture ring */
 	const char *filter;	/*!< -f: BPF for capture and file inputs */
+	bool reuseport;		/*!< socket: join a SO_REUSEPORT group (--workers binds them all) */
 };
 
 /*! Open an input of \a kind ("socket", "capture", "file") on \a arg (ADDR[:PORT], an

@@ -43,6 +43,10 @@ struct output_ops {
 	void (*stats)(const struct output *o, struct output_stats *out);
 	/*! The current file's name in its directory, or "-" for standard output. */
 	const char *(*file)(const struct output *o);
+	/*! The daemon stops, after the last flush: deliver what is held for later (a
+	 *  broker's spool), waiting no longer than the output's own bound, and count
+	 *  what remains as lost, so that the final summary has it.  May be NULL. */
+	void (*finish)(struct output *o);
 	/*! Write what is left and the file's trailer, then free. */
 	void (*close)(struct output *o, time_t now);
 };

@@ -23,6 +23,10 @@
 
 /* Positions head - SEQ_REORDER_WINDOW .. head, rounded up to a power of two. */
 #define SEQ_WORDS	(2 * SEQ_REORDER_WINDOW / 64)
+/* Gaps remembered beyond the window, the newest: what a redelivery may still fill.
+ * A sender that leaves more gaps than this while a broker redelivers what it did
+ * not acknowledge (its ack wait) may have a redelivered datagram taken for a repeat. */
+#define SEQ_GAPS	32
 
 /*! Caller-owned state of one stream; all zero before its first number. */
 struct seq_state {
@@ -30,6 +34,11 @@ struct seq_state {
 	uint64_t head;			/*!< position of last on a line that never wraps */
 	uint64_t base;			/*!< position of the first number since the (re)start */
 	uint64_t seen[SEQ_WORDS];	/*!< bit (pos % window): that position has arrived */
+	struct {
+		uint32_t first;		/*!< the first number missing */
+		uint32_t count;		/*!< numbers missing from it on; 0: no gap */
+	} gaps[SEQ_GAPS];		/*!< numbers skipped and not arrived since: a ring */
+	uint32_t next_gap;		/*!< the slot the next gap takes (the oldest one's) */
 };
 
 enum seq_event {
@@ -41,14 +50,14 @@ enum seq_event {
 	SEQ_RESTART,	/*!< the sender started a new sequence */
 };
 
-/*! Whether \a seq (not 0) has certainly arrived already: it is the highest number,
- *  or a number in the window that has arrived, or one further back than the
- *  window remembers.  Changes nothing.  For an input that may deliver a datagram
- *  again (a broker's redelivery): nothing that far back is new there, while
- *  seq_step() would take it for the sender starting again. */
-bool seq_seen(const struct seq_state *s, uint32_t seq);
-
 /*! Account one sequence number (not 0).
  *  \param[in] same_sender  false when the ident differs from the stream's previous line
  *  \param[out] lost  skipped numbers, 0 unless NEXT */
 enum seq_event seq_step(struct seq_state *s, uint32_t seq, bool same_sender, uint32_t *lost);
+
+/*! seq_step() for a datagram its source may deliver again (a broker's redelivery,
+ *  long after, or across the receiver's restart): a number that has arrived
+ *  already is SEQ_DUPLICATE and changes nothing, wherever it lies; one further
+ *  back than the window fills its gap (SEQ_FILLED) if it is in one of the last
+ *  SEQ_GAPS gaps, and is a SEQ_DUPLICATE otherwise, never a restart. */
+enum seq_event seq_step_again(struct seq_state *s, uint32_t seq, bool same_sender, uint32_t *lost);

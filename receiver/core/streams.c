@@ -261,12 +261,11 @@ static struct slot *lookup(struct streams *st, const struct sockaddr *src)
 	return n;
 }
 
-static void count_seq(struct stream *s, uint32_t seq, bool same_sender)
+static void count_seq(struct stream *s, enum seq_event ev, uint32_t lost)
 {
 	struct stream_counts *c = &s->counts;
-	uint32_t lost;
 
-	switch (seq_step(&s->seq, seq, same_sender, &lost)) {
+	switch (ev) {
 	case SEQ_NEXT:
 		c->lost += lost;
 		break;
@@ -313,7 +312,9 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 			       const struct timespec *now, bool *repeat)
 {
 	struct slot *n = lookup(st, src);
+	enum seq_event ev;
 	bool same_sender;
+	uint32_t lost;
 
 	if (repeat)
 		*repeat = false;
@@ -328,12 +329,11 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 	same_sender = keep_ident(n, log);
 	if (!log->seq)
 		return &n->s;
-	if (repeat && same_sender && seq_seen(&n->s.seq, log->seq)) {
-		n->s.counts.duplicates++;
-		*repeat = true;
-		return &n->s;
-	}
-	count_seq(&n->s, log->seq, same_sender);
+	ev = repeat ? seq_step_again(&n->s.seq, log->seq, same_sender, &lost) :
+		      seq_step(&n->s.seq, log->seq, same_sender, &lost);
+	if (repeat)
+		*repeat = ev == SEQ_DUPLICATE;
+	count_seq(&n->s, ev, lost);
 	return &n->s;
 }
 

@@ -46,8 +46,8 @@ void streams_free(struct streams *st);
  *  When the table is full the least recently seen stream is evicted (its counts stay
  *  in the totals).  \a repeat is NULL, or, for a datagram its input may have
  *  delivered before (a broker's redelivery), set to whether its sequence number has
- *  arrived already (seq_seen()): it is then counted as a duplicate and leaves the
- *  sequence as it was.  \returns the stream it was counted in, whose rate fields the
+ *  arrived already (seq_step_again()): it is then counted as a duplicate and leaves
+ *  the sequence as it was.  \returns the stream it was counted in, whose rate fields the
  *  caller keeps; never NULL. */
 struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 			       enum wire_verdict verdict, const struct wire_log *log,

@@ -320,12 +320,13 @@ static bool redeliver(struct streams *st, const struct sockaddr_storage *src, ui
 }
 
 /* A broker redelivers what was not acknowledged, long after or across a restart:
- * what arrived already is a repeat, wherever it lies; what did not is new. */
+ * what arrived already is a repeat, wherever it lies; what did not fills its gap. */
 static void redeliveries(void)
 {
 	struct streams *st = streams_new(16);
 	struct sockaddr_storage src = v4(0x7f000001, 51234);
 	const struct stream *s = NULL;
+	int repeats = 0, fills = 0;
 
 	for (uint32_t i = 1; i <= 5000; i++)
 		if (i != 4990 && i != 100)
@@ -334,27 +335,33 @@ static void redeliveries(void)
 	ok(redeliver(st, &src, 4000), "a number in the window that arrived is a repeat");
 	ok(!redeliver(st, &src, 4990), "a number in the window that never came is new: it fills its gap");
 	ok(redeliver(st, &src, 4990), "and when it comes again it is a repeat");
-	ok(redeliver(st, &src, 100), "a number further back than the window is a repeat, not a restart");
+	ok(redeliver(st, &src, 200), "a number further back than the window that arrived is a repeat, not a restart");
+	ok(!redeliver(st, &src, 100), "one further back that never came fills its gap, remembered beyond the window");
+	ok(redeliver(st, &src, 100), "and is a repeat after that");
 	ok(!redeliver(st, &src, 5001), "the next number is new");
-	is_int(s->counts.duplicates, 4, "each repeat is counted as a duplicate");
-	is_int(s->counts.restarts + s->counts.lost, 1, "the sequence went on: no restart, only 100 lost");
+	is_int(s->counts.duplicates, 5, "each repeat is counted as a duplicate");
+	is_int(s->counts.lost + s->counts.restarts, 0, "no restart, and both gaps filled: nothing lost");
+	is_int(s->counts.reordered, 2, "the two that filled them came late");
 	is_int(s->seq.last, 5001, "the highest number is 5001");
 	streams_free(st);
 
+	/* A restart: the earlier run recorded 1..500 and had fetched 501..600 when it
+	 * died; this run gets 601..5000 first, and 450..600 again long after. */
 	st = streams_new(16);
-	for (uint32_t i = 1; i <= 50; i++) {
+	for (uint32_t i = 1; i <= 500; i++) {
 		struct wire_log log = { .seq = i, .pid = 4242, .ident = S("OsmoBTS") };
 
-		if (i != 47)
-			streams_know(st, (const struct sockaddr *)&src, WIRE_OK, &log);
+		streams_know(st, (const struct sockaddr *)&src, WIRE_OK, &log);
 	}
-	ok(redeliver(st, &src, 45), "after a restart, a number an earlier run recorded is a repeat");
-	ok(!redeliver(st, &src, 47), "one it did not record is new");
-	ok(!redeliver(st, &src, 51), "and so is the next");
-	s = send_seq(st, &src, 52);
-	is_int(s->counts.received, 4, "only what arrived in this run is counted");
-	is_int(s->counts.lost + s->counts.restarts, 0, "and nothing is lost or restarted");
-	is_int(s->counts.reordered, 1, "the one that filled an earlier run's gap came late");
+	for (uint32_t i = 601; i <= 5000; i++)
+		s = send_seq(st, &src, i);
+	is_int(s->counts.lost, 100, "601 after what the earlier run recorded: 100 counted lost");
+	for (uint32_t i = 450; i <= 600; i++)
+		redeliver(st, &src, i) ? repeats++ : fills++;
+	is_int(repeats, 51, "450..500 again, recorded by the earlier run: repeats");
+	is_int(fills, 100, "501..600, which it never wrote: new, far behind the window");
+	is_int(s->counts.lost + s->counts.restarts, 0, "nothing lost, no restart");
+	is_int(s->counts.received, 4400 + 151, "only what arrived in this run is counted");
 	streams_free(st);
 }
 

@@ -16,6 +16,7 @@
 #include "options.h"
 #include "output.h"
 #include "privs.h"
+#include "readback.h"
 #include "report.h"
 #include "statsfile.h"
 #include "workers.h"
@@ -120,6 +121,30 @@ static void open_outputs(struct options *opt, const struct privs *privs, struct 
 			log_fatal("too many outputs");
 		free(dir);
 	}
+}
+
+/* An input that redelivers (a broker) may hand over again what the last run
+ * wrote and had not acknowledged: the collector reads that much back from the
+ * main output's files, so that it knows those datagrams and records none twice. */
+static void know_earlier(struct collector *c)
+{
+	struct output *main = collector_output(c, 0);
+	struct input *in;
+	size_t want = 0, known;
+
+	for (size_t i = 0; (in = collector_input(c, i)); i++)
+		if (in->redelivers > want)
+			want = in->redelivers;
+	if (!want)
+		return;
+	if (!main->ops->earlier) {
+		log_say("the %s output cannot be read back: a datagram delivered again after a restart may be "
+			"recorded twice (with -w, the pcapng output is read back)", main->kind);
+		return;
+	}
+	known = readback(main, want, collector_know_cb, c);
+	log_say("read back the last %zu datagrams the %s output holds, to know them if they are delivered again",
+		known, main->kind);
 }
 
 static int exit_status(const struct collector *c)
@@ -248,6 +273,7 @@ static int collect(struct options *opt, const struct privs *privs, struct worker
 		privs_drop(privs);
 	}
 	open_outputs(opt, privs, c);
+	know_earlier(c);
 	if (w)
 		worker_ready(w, c);
 	report_start(tell.report);

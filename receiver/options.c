@@ -25,6 +25,13 @@ static const char usage_text[] =
 "                            which takes IPv4 and IPv6)\n"
 "  -i, --interface IFACE     capture GSMTAP crossing IFACE with libpcap instead\n"
 "  -r, --read FILE           convert a pcap/pcapng file (- for standard input), then exit\n"
+"      --from-nats URL[,URL...]  take the datagrams from a NATS JetStream stream\n"
+"                            instead (an archiver): with --durable NAME, a durable\n"
+"                            pull consumer; acknowledged once written, redelivered\n"
+"                            ones that were written already are not written again\n"
+"      --stream NAME         the stream (default " NATSCONN_STREAM ")\n"
+"      --durable NAME        the durable consumer, created when missing\n"
+"      --nats-ack-wait S     redelivery after S seconds unacknowledged (default 30)\n"
 "  -f, --filter BPF          capture filter for -i and -r (default \"udp port 4729\")\n"
 "  -B, --buffer-size MIB     kernel receive buffer per socket (default 128), or\n"
 "                            libpcap's capture ring for -i (default 32)\n"
@@ -37,6 +44,18 @@ static const char usage_text[] =
 "      --text-format FORMAT  plain (default) or json: one JSON object per line,\n"
 "                            every field, times in RFC 3339 with nanoseconds\n"
 "      --count-only          write nothing, only count (for benchmarks)\n"
+"      --nats URL[,URL...]   publish every datagram to a NATS JetStream stream,\n"
+"                            subject PREFIX.COLLECTOR.SENDER, from a bounded spool\n"
+"      --nats-subject PREFIX subjects' prefix (default " NATSCONN_PREFIX ")\n"
+"      --nats-stream NAME    the stream, created with PREFIX.> when missing\n"
+"                            (default " NATSCONN_STREAM ")\n"
+"      --nats-replicas N     its replicas when created (default 1)\n"
+"      --nats-id ID          this collector in subjects and headers (default: host name)\n"
+"      --nats-spool MIB      what is held while the cluster is away (default 64)\n"
+"      --nats-creds FILE     NATS credentials (user JWT and NKey seed); user:password@\n"
+"                            or token@ in a URL work too\n"
+"      --nats-tls-ca FILE    verify the servers with these CA certificates (TLS)\n"
+"      --nats-tls-cert FILE, --nats-tls-key FILE  a client certificate (TLS)\n"
 "  -b filesize:KB            rotate after KB kilobytes (1 kB = 1000 bytes)\n"
 "  -b duration:SECONDS       rotate after SECONDS\n"
 "  -b interval:SECONDS       rotate when the clock reaches a multiple of SECONDS\n"
@@ -81,7 +100,9 @@ static const char usage_text[] =
 
 enum { OPT_TEXT = 256, OPT_STDOUT, OPT_COUNT_ONLY, OPT_STATS_INTERVAL, OPT_MAX_STREAMS, OPT_ALLOW,
        OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT,
-       OPT_WORKERS };
+       OPT_WORKERS, OPT_NATS, OPT_NATS_SUBJECT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_ID,
+       OPT_NATS_SPOOL, OPT_NATS_CREDS, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY, OPT_FROM_NATS, OPT_DURABLE,
+       OPT_NATS_ACK_WAIT };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
@@ -108,6 +129,20 @@ static const struct option long_options[] = {
 	{ "umask", required_argument, NULL, OPT_UMASK },
 	{ "hosts", required_argument, NULL, OPT_HOSTS },
 	{ "workers", required_argument, NULL, OPT_WORKERS },
+	{ "nats", required_argument, NULL, OPT_NATS },
+	{ "nats-subject", required_argument, NULL, OPT_NATS_SUBJECT },
+	{ "nats-stream", required_argument, NULL, OPT_NATS_STREAM },
+	{ "stream", required_argument, NULL, OPT_NATS_STREAM },
+	{ "nats-replicas", required_argument, NULL, OPT_NATS_REPLICAS },
+	{ "nats-id", required_argument, NULL, OPT_NATS_ID },
+	{ "nats-spool", required_argument, NULL, OPT_NATS_SPOOL },
+	{ "nats-creds", required_argument, NULL, OPT_NATS_CREDS },
+	{ "nats-tls-ca", required_argument, NULL, OPT_NATS_CA },
+	{ "nats-tls-cert", required_argument, NULL, OPT_NATS_CERT },
+	{ "nats-tls-key", required_argument, NULL, OPT_NATS_KEY },
+	{ "from-nats", required_argument, NULL, OPT_FROM_NATS },
+	{ "durable", required_argument, NULL, OPT_DURABLE },
+	{ "nats-ack-wait", required_argument, NULL, OPT_NATS_ACK_WAIT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -208,11 +243,11 @@ static mode_t umask_option(const char *arg)
 static void add_input(struct options *o, const char *kind, const char *arg)
 {
 	if (o->n_inputs && strcmp(o->inputs[0].kind, kind))
-		log_usage("-l, -i and -r are alternatives: give one kind of input");
+		log_usage("-l, -i, -r and --from-nats are alternatives: give one kind of input");
 	if (o->n_inputs == COLLECTOR_INPUTS_MAX)
 		log_usage("at most %d inputs", COLLECTOR_INPUTS_MAX);
 	if (strcmp(kind, "socket") && o->n_inputs)
-		log_usage("one -%c at a time", kind[0] == 'c' ? 'i' : 'r');
+		log_usage("one %s at a time", !strcmp(kind, "capture") ? "-i" : !strcmp(kind, "file") ? "-r" : "--from-nats");
 	o->inputs[o->n_inputs++] = (struct input_request){ kind, arg };
 }
 
@@ -238,14 +273,14 @@ static void add_output(struct options *o, const char *kind, const char *path, bo
 	if (path && !*path)
 		log_usage("an empty file name for the %s output", kind);
 	o->outputs[o->n_outputs++] = (struct output_request){ .kind = kind, .path = path, .colour = colour,
-							      .dirfd = -1 };
+							      .nats = &o->nats, .dirfd = -1 };
 }
 
 /* Outputs are held in a fixed order, so that the main one (the first: it gives
  * the summary's written=) is pcapng whenever there is one. */
 static void order_outputs(struct options *o)
 {
-	static const char *const order[] = { "pcapng", "text", "count" };
+	static const char *const order[] = { "pcapng", "text", "nats", "count" };
 	struct output_request sorted[COLLECTOR_OUTPUTS_MAX];
 	size_t n = 0, on_stdout = 0;
 
@@ -275,10 +310,37 @@ static void check_workers(const struct options *o)
 			  "records; only -a duration applies to all workers");
 }
 
+/* The NATS options belong to --nats or --from-nats; an archiver does not publish
+ * back into what it reads. */
+static void check_nats(struct options *o, bool from_nats, bool to_nats, bool nats_options)
+{
+	if (from_nats && to_nats)
+		log_usage("--from-nats and --nats together would publish into what is read: give one");
+	if (nats_options && !from_nats && !to_nats)
+		log_usage("the --nats-* options, --stream and --durable need --nats or --from-nats");
+	if (from_nats && !o->nats.durable)
+		log_usage("--from-nats needs --durable NAME: the consumer that remembers what was acknowledged");
+	if (!!o->nats.tls_cert != !!o->nats.tls_key)
+		log_usage("--nats-tls-cert and --nats-tls-key go together");
+	if (!o->nats.prefix)
+		o->nats.prefix = NATSCONN_PREFIX;
+	if (!o->nats.stream)
+		o->nats.stream = NATSCONN_STREAM;
+	if (!o->nats.replicas)
+		o->nats.replicas = 1;
+	if (!o->nats.spool)
+		o->nats.spool = (size_t)OPTIONS_NATS_SPOOL_MIB << 20;
+	if (!o->nats.ack_wait)
+		o->nats.ack_wait = OPTIONS_NATS_ACK_WAIT;
+	if (strpbrk(o->nats.prefix, " \t*>") || !*o->nats.prefix)
+		log_usage("--nats-subject %s: a subject prefix has no spaces, '*' or '>'", o->nats.prefix);
+}
+
 /* \a chosen: -w, --text or --count-only was given; --stdout alone adds to the defaults. */
 static void check_and_default(struct options *o, bool chosen)
 {
-	if (o->input.filter && (!o->n_inputs || !strcmp(o->inputs[0].kind, "socket")))
+	if (o->input.filter && (!o->n_inputs || !strcmp(o->inputs[0].kind, "socket") ||
+				!strcmp(o->inputs[0].kind, "nats")))
 		log_usage("-f applies to -i and -r only");
 	if (o->group && !o->user)
 		log_usage("-g needs -u: the daemon drops root to a user, not to a group alone");
@@ -298,6 +360,7 @@ static void check_and_default(struct options *o, bool chosen)
 		add_input(o, "socket", "[::]:4729");
 	if (!o->input.filter)
 		o->input.filter = DECODE_FILTER_DEFAULT;
+	o->input.nats = &o->nats;
 	if (!o->input.buffer)
 		o->input.buffer = (!strcmp(o->inputs[0].kind, "capture") ? OPTIONS_CAPTURE_BUFFER_MIB :
 				   OPTIONS_SOCKET_BUFFER_MIB) << 20;
@@ -314,9 +377,30 @@ static void check_and_default(struct options *o, bool chosen)
 		check_workers(o);
 }
 
+/* The options that only say how --nats and --from-nats work. */
+static void nats_option(struct options *o, int c, const char *arg)
+{
+	struct nats_config *n = &o->nats;
+
+	switch (c) {
+	case OPT_NATS_SUBJECT: n->prefix = arg; break;
+	case OPT_NATS_STREAM: n->stream = arg; break;
+	case OPT_NATS_REPLICAS: n->replicas = number(arg, 1, 5, "--nats-replicas"); break;
+	case OPT_NATS_ID: n->collector = arg; break;
+	case OPT_NATS_SPOOL: n->spool = (size_t)number(arg, 1, 65536, "--nats-spool (MiB)") << 20; break;
+	case OPT_NATS_CREDS: n->creds = arg; break;
+	case OPT_NATS_CA: n->tls_ca = arg; break;
+	case OPT_NATS_CERT: n->tls_cert = arg; break;
+	case OPT_NATS_KEY: n->tls_key = arg; break;
+	case OPT_DURABLE: n->durable = arg; break;
+	case OPT_NATS_ACK_WAIT: n->ack_wait = number(arg, 1, 3600, "--nats-ack-wait"); break;
+	default: log_usage("unknown option or missing argument");
+	}
+}
+
 void options_parse(struct options *o, int argc, char **argv)
 {
-	bool chosen = false;
+	bool chosen = false, from_nats = false, to_nats = false, nats_options = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -362,12 +446,29 @@ void options_parse(struct options *o, int argc, char **argv)
 		case OPT_WORKERS:
 			o->workers = number(optarg, 1, OPTIONS_WORKERS_MAX, "--workers");
 			break;
+		case OPT_NATS:
+			if (to_nats)
+				log_usage("one --nats: give its servers as URL,URL,...");
+			add_output(o, "nats", NULL, false);
+			o->nats.servers = optarg;
+			chosen = to_nats = true;
+			break;
+		case OPT_FROM_NATS:
+			add_input(o, "nats", optarg);
+			o->nats.servers = optarg;
+			from_nats = true;
+			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("gsmtap-logd %s\n", GSMTAPLOG_VERSION); exit(0);
-		default: log_usage("unknown option or missing argument");
+		case '?': log_usage("unknown option or missing argument");
+		default:
+			nats_options = true;
+			nats_option(o, c, optarg);
+			break;
 		}
 	}
 	if (optind < argc)
 		log_usage("unexpected argument '%s'", argv[optind]);
+	check_nats(o, from_nats, to_nats, nats_options);
 	check_and_default(o, chosen);
 }

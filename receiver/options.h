@@ -10,6 +10,7 @@
 #include "access.h"
 #include "collector.h"
 #include "input.h"
+#include "natsconn.h"
 #include "output.h"
 
 /* The embedded default: both outputs here, so that a new user needs no flags. */
@@ -21,6 +22,9 @@
  * (doc/design.md); libpcap allocates its capture ring whole, up front. */
 #define OPTIONS_SOCKET_BUFFER_MIB	128
 #define OPTIONS_CAPTURE_BUFFER_MIB	32
+/* The NATS output's spool (MiB) and the input's acknowledgement wait (s) by default. */
+#define OPTIONS_NATS_SPOOL_MIB		64
+#define OPTIONS_NATS_ACK_WAIT		30
 /* --workers: at most this many processes. */
 #define OPTIONS_WORKERS_MAX	64
 
@@ -51,6 +55,7 @@ struct options {
 	struct access access;			/*!< --allow and --rate-limit */
 	const char *hosts_file;			/*!< --hosts FILE: names for pcapng NRBs; NULL = /etc/hosts */
 	unsigned int workers;			/*!< --workers N: N processes on SO_REUSEPORT sockets; 0 = one collector */
+	struct nats_config nats;		/*!< --nats and --from-nats, and their options */
 };
 
 /*! Fill \a o from the command line.  --help and --version print and exit 0; a bad

@@ -10,9 +10,10 @@
 #include "addr.h"
 #include "number.h"
 
-int addr_parse(const char *spec, unsigned int default_port, struct sockaddr_storage *out, socklen_t *outlen)
+static int parse(const char *spec, unsigned int default_port, int flags, struct sockaddr_storage *out,
+		 socklen_t *outlen)
 {
-	const struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE };
+	const struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE | flags };
 	char host[256], port[8];
 	const char *colon = strrchr(spec, ':');
 	struct addrinfo *ai;
@@ -46,6 +47,19 @@ int addr_parse(const char *spec, unsigned int default_port, struct sockaddr_stor
 	*outlen = ai->ai_addrlen;
 	freeaddrinfo(ai);
 	return 0;
+}
+
+int addr_parse(const char *spec, unsigned int default_port, struct sockaddr_storage *out, socklen_t *outlen)
+{
+	return parse(spec, default_port, 0, out, outlen);
+}
+
+int addr_parse_numeric(const char *spec, struct sockaddr_storage *out)
+{
+	socklen_t len;
+	int rc = parse(spec, 1, AI_NUMERICHOST, out, &len);
+
+	return rc == -ENOENT ? -EINVAL : rc;
 }
 
 size_t addr_format(char *out, size_t room, const struct sockaddr *sa)

@@ -16,6 +16,10 @@
  *  \returns 0, -EINVAL for a malformed spec or port, -ENOENT for a name that does not resolve */
 int addr_parse(const char *spec, unsigned int default_port, struct sockaddr_storage *out, socklen_t *outlen);
 
+/*! Parse what addr_format() writes, "1.2.3.4:port" or "[v6%scope]:port", never
+ *  resolving a name (for addresses that arrive in messages).  \returns 0 or -EINVAL */
+int addr_parse_numeric(const char *spec, struct sockaddr_storage *out);
+
 /*! Write "1.2.3.4:port", "[v6]:port" or "[v6%scope]:port", NUL-terminated; "-" for
  *  any other family.  \returns its length, or 0 when \a room is too small */
 size_t addr_format(char *out, size_t room, const struct sockaddr *sa);

@@ -26,6 +26,7 @@ struct input_stats {
 };
 
 struct input;
+struct nats_config;
 
 /*! One kind of input.  Implementations embed struct input as their first member. */
 struct input_ops {
@@ -59,6 +60,9 @@ struct input {
 	const struct input_ops *ops;
 	int fd;			/*!< to wait on for data; -1: always ready (a regular file) */
 	bool live;		/*!< datagrams keep arriving: drain on exit, pause between turns */
+	size_t redelivers;	/*!< records its source may deliver again after a restart (delivered and
+				     not acknowledged when it stopped): the daemon reads that many back
+				     from the main output so that none is recorded twice; 0 for most */
 	char name[INPUT_NAME_MAX];	/*!< e.g. "[::]:4729", "lo", "old.pcapng" */
 };
 
@@ -67,6 +71,7 @@ struct input_config {
 	int buffer;		/*!< -B in bytes: socket receive buffer or capture ring */
 	const char *filter;	/*!< -f: BPF for capture and file inputs */
 	bool reuseport;		/*!< socket: join a SO_REUSEPORT group (--workers binds them all) */
+	const struct nats_config *nats;	/*!< nats: the cluster, the stream and the durable consumer */
 };
 
 /*! Open an input of \a kind ("socket", "capture", "file") on \a arg (ADDR[:PORT], an

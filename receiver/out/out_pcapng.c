@@ -128,6 +128,11 @@ static const char *pcapng_file(const struct output *o)
 	return sink_file(((const struct out_pcapng *)o)->sink);
 }
 
+static void pcapng_earlier(const struct output *o, bool (*cb)(int dirfd, const char *name, void *arg), void *arg)
+{
+	sink_files(((const struct out_pcapng *)o)->sink, cb, arg);
+}
+
 static void pcapng_close(struct output *o, time_t now)
 {
 	sink_close(((struct out_pcapng *)o)->sink, now);
@@ -141,6 +146,7 @@ static const struct output_ops pcapng_ops = {
 	.reopen = pcapng_reopen,
 	.stats = pcapng_stats,
 	.file = pcapng_file,
+	.earlier = pcapng_earlier,
 	.close = pcapng_close,
 };
 

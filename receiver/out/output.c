@@ -15,7 +15,8 @@
 #define OUTPUT_KINDS(X)	\
 	X(pcapng)	\
 	X(text)		\
-	X(count)
+	X(count)	\
+	X(nats)
 
 /* ro is NULL for standard output. */
 #define DECLARE(kind) struct output *out_##kind##_open(const struct output_request *req, \

@@ -12,6 +12,7 @@
 #include "wire.h"
 
 struct collector;
+struct nats_config;
 
 /*! What an output kept and what it could not. */
 struct output_stats {
@@ -43,6 +44,10 @@ struct output_ops {
 	void (*stats)(const struct output *o, struct output_stats *out);
 	/*! The current file's name in its directory, or "-" for standard output. */
 	const char *(*file)(const struct output *o);
+	/*! Call \a cb with each file this output and its earlier runs wrote, newest
+	 *  first, until it returns false, for what they hold to be read back
+	 *  (readback.h).  May be NULL: nothing to read back. */
+	void (*earlier)(const struct output *o, bool (*cb)(int dirfd, const char *name, void *arg), void *arg);
 	/*! The daemon stops, after the last flush: deliver what is held for later (a
 	 *  broker's spool), waiting no longer than the output's own bound, and count
 	 *  what remains as lost, so that the final summary has it.  May be NULL. */
@@ -77,6 +82,7 @@ struct output_request {
 	const char *path;	/*!< file path, "-" for standard output, NULL for none (count) */
 	bool colour;		/*!< text: ANSI colours by level (standard output on a terminal) */
 	bool json;		/*!< text: JSON lines (--text-format json) */
+	const struct nats_config *nats;	/*!< nats: the cluster and what to publish there */
 	/* filled by output_prepare(), taken over by output_open() */
 	char *dir;		/*!< the directory part of path */
 	const char *base;	/*!< the file name part of path */

@@ -1,5 +1,6 @@
 /* ring.c: the output file ring: open, rotate, reopen and delete output files, and survive full disks. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -420,6 +421,72 @@ int ring_reopen(struct ring *r, time_t now)
 {
 	finish_file(r, false);
 	return start_file(r, now);
+}
+
+/* Whether \a name is one of this ring's numbered names: PREFIX_NNNNN_TIME.EXT. */
+static bool ring_name(const struct ring *r, const char *name)
+{
+	const char *p = name + r->prefix_len;
+
+	if (strncmp(name, r->path, r->prefix_len) || *p++ != '_')
+		return false;
+	for (int i = 0; i < 5 + 1 + RING_TIME_LEN; i++, p++)
+		if (i == 5 ? *p != '_' : (unsigned char)(*p - '0') > 9)
+			return false;
+	return !strcmp(p, r->path + r->prefix_len);
+}
+
+/* Newest first: the time part, then the number (qsort_r with the ring). */
+static int newest_first(const void *a, const void *b, void *ring)
+{
+	const struct ring *r = ring;
+	const char *x = *(const char *const *)a + r->prefix_len + 1, *y = *(const char *const *)b + r->prefix_len + 1;
+	int c = strncmp(y + 6, x + 6, RING_TIME_LEN);
+
+	return c ? c : strncmp(y, x, 5);
+}
+
+void ring_files(const struct ring *r, bool (*cb)(int dirfd, const char *name, void *arg), void *arg)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if (!r->numbered) {
+		cb(r->opts.dirfd, r->path, arg);
+		return;
+	}
+	fd = openat(r->opts.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (!ring_name(r, e->d_name))
+			continue;
+		if (n == cap) {
+			char **more = realloc(names, (cap ? 2 * cap : 64) * sizeof(*names));
+
+			if (!more)
+				break;
+			names = more;
+			cap = cap ? 2 * cap : 64;
+		}
+		if (!(names[n] = strdup(e->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	qsort_r(names, n, sizeof(*names), newest_first, (void *)r);
+	for (size_t i = 0; i < n && cb(r->opts.dirfd, names[i], arg); i++)
+		;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 const char *ring_current(const struct ring *r)

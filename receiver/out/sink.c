@@ -164,6 +164,12 @@ void sink_stats(const struct sink *s, struct output_stats *out)
 	out->lost += s->unformatted;
 }
 
+void sink_files(const struct sink *s, bool (*cb)(int dirfd, const char *name, void *arg), void *arg)
+{
+	if (s->ring)
+		ring_files(s->ring, cb, arg);
+}
+
 const char *sink_file(const struct sink *s)
 {
 	return s->ring ? ring_current(s->ring) : "-";

@@ -43,6 +43,9 @@ int sink_reopen(struct sink *s, time_t now);
 
 void sink_stats(const struct sink *s, struct output_stats *out);
 
+/*! ring_files() of a file sink; nothing for standard output. */
+void sink_files(const struct sink *s, bool (*cb)(int dirfd, const char *name, void *arg), void *arg);
+
 /*! The current file's name, or "-". */
 const char *sink_file(const struct sink *s);
 

@@ -141,6 +141,42 @@ static int run(char **argv, char *msg, size_t room)
 	   is_int(rc, 2, "exit 2: %s", why);					\
 	   is_mem(said, strlen(said), want_said, "  and says so, pointing to --help"); })
 
+/* --workers, --nats and --from-nats: what each asks for, and the defaults of the rest. */
+static void scale_out(void)
+{
+	parse(ARGS("--workers", "2", "-l", "127.0.0.1:5000", "-w", "x.pcapng"));
+	is_int(o.workers, 2, "--workers 2");
+	IS_STR(o.inputs[0].kind, "socket", "on a socket");
+
+	parse(ARGS("--nats", "nats://a:4222,nats://b:4222", "--nats-subject", "logs", "--nats-replicas", "3",
+		   "--nats-id", "edge7", "--nats-spool", "8"));
+	is_int(o.n_outputs, 1, "--nats alone: one output, no default files");
+	IS_STR(o.outputs[0].kind, "nats", "a nats output");
+	ok(!o.outputs[0].path && o.outputs[0].nats == &o.nats, "without a path, with the NATS settings");
+	IS_STR(o.nats.servers, "nats://a:4222,nats://b:4222", "to both servers");
+	IS_STR(o.nats.prefix, "logs", "--nats-subject logs");
+	IS_STR(o.nats.stream, "GSMTAP", "the stream GSMTAP by default");
+	is_int(o.nats.replicas, 3, "--nats-replicas 3");
+	IS_STR(o.nats.collector, "edge7", "--nats-id edge7");
+	is_int(o.nats.spool, 8 << 20, "--nats-spool 8: 8 MiB");
+
+	parse(ARGS("--nats", "nats://a", "-w", "x.pcapng"));
+	ok(!strcmp(o.outputs[0].kind, "pcapng") && !strcmp(o.outputs[1].kind, "nats"),
+	   "-w and --nats: pcapng stays the main output");
+	ok(!strcmp(o.nats.prefix, "gsmtap") && o.nats.replicas == 1 && o.nats.spool == 64 << 20 && !o.nats.collector,
+	   "defaults: subject gsmtap, 1 replica, a 64 MiB spool, the host's name");
+
+	parse(ARGS("--from-nats", "nats://a", "--durable", "arch", "--stream", "S", "--nats-ack-wait", "5", "-w", "a.pcapng"));
+	IS_STR(o.inputs[0].kind, "nats", "--from-nats: a nats input");
+	IS_STR(o.inputs[0].arg, "nats://a", "from nats://a");
+	ok(o.input.nats == &o.nats, "with the NATS settings");
+	ok(!strcmp(o.nats.durable, "arch") && !strcmp(o.nats.stream, "S") && o.nats.ack_wait == 5,
+	   "--durable arch, --stream S, --nats-ack-wait 5");
+	parse(ARGS("--from-nats", "nats://a", "--durable", "arch"));
+	is_int(o.nats.ack_wait, 30, "acknowledgements wait 30 s by default");
+	is_int(o.n_outputs, 2, "and the default files are written");
+}
+
 static void refused(void)
 {
 	REFUSED(ARGS("-b", "files:3"), "-b files:N needs -b filesize, duration, interval or packets, as dumpcap's does: "
@@ -151,7 +187,7 @@ static void refused(void)
 	REFUSED(ARGS("-w", "-", "--stdout"), "only one output can go to standard output (-w -, --text - and --stdout)");
 	REFUSED(ARGS("-g", "nogroup"), "-g needs -u: the daemon drops root to a user, not to a group alone");
 	REFUSED(ARGS("-f", "udp"), "-f applies to -i and -r only");
-	REFUSED(ARGS("-l", "127.0.0.1", "-r", "f"), "-l, -i and -r are alternatives: give one kind of input");
+	REFUSED(ARGS("-l", "127.0.0.1", "-r", "f"), "-l, -i, -r and --from-nats are alternatives: give one kind of input");
 	REFUSED(ARGS("-r", "a", "-r", "b"), "one -r at a time");
 	REFUSED(ARGS("-b", "size:1"), "-b size:1: expected filesize:KB, duration:SECONDS, interval:SECONDS, packets:N or files:N");
 	REFUSED(ARGS("-b", "filesize:0"), "-b filesize 0: out of range (1 to 18446744073709551)");
@@ -163,6 +199,16 @@ static void refused(void)
 	REFUSED(ARGS("-l", "127.0.0.1:0"), "-l 127.0.0.1:0: expected ADDR[:PORT], e.g. [::]:4729, 0.0.0.0:4729 or "
 					   "127.0.0.1 (PORT 1 to 65535)");
 	REFUSED(ARGS("-w", ""), "an empty file name for the pcapng output");
+	REFUSED(ARGS("--workers", "0"), "--workers 0: out of range (1 to 64)");
+	REFUSED(ARGS("--workers", "2", "-r", "f"), "--workers receives on sockets (-l) only: -i and -r read one capture");
+	REFUSED(ARGS("--from-nats", "nats://a"),
+		"--from-nats needs --durable NAME: the consumer that remembers what was acknowledged");
+	REFUSED(ARGS("--from-nats", "nats://a", "--durable", "d", "--nats", "nats://b"),
+		"--from-nats and --nats together would publish into what is read: give one");
+	REFUSED(ARGS("--nats-subject", "x"), "the --nats-* options, --stream and --durable need --nats or --from-nats");
+	REFUSED(ARGS("--nats", "nats://a", "--nats-tls-cert", "c.pem"), "--nats-tls-cert and --nats-tls-key go together");
+	REFUSED(ARGS("--nats", "nats://a", "--nats-subject", "a.>"),
+		"--nats-subject a.>: a subject prefix has no spaces, '*' or '>'");
 	REFUSED(ARGS("extra"), "unexpected argument 'extra'");
 	/* getopt says which first */
 	REFUSED(ARGS("--no-such-option"), "unrecognized option '--no-such-option'\n"
@@ -176,6 +222,7 @@ int main(void)
 
 	defaults();
 	everything();
+	scale_out();
 	refused();
 	is_int(run(ARGS("--help"), msg, sizeof(msg)), 0, "--help exits 0");
 	is_int(run(ARGS("--version"), msg, sizeof(msg)), 0, "--version exits 0");

@@ -1,0 +1,283 @@
+/* natsconn.c: what the NATS output and input share: one connection to a JetStream cluster, its credentials and TLS, the stream and the durable consumer. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "natsconn.h"
+
+#define SERVERS_MAX		16
+/* A server that dies is noticed by its TCP connection closing; one that stops
+ * answering (a partition) by two missed pings. */
+#define PING_MS			5000
+#define RECONNECT_WAIT_MS	250
+#define CONNECT_TIMEOUT_MS	2000
+/* Closing: how long libnats may take to make its last callback. */
+#define CLOSE_WAIT_MS		2000
+/* JetStream API requests (stream and consumer info, creation). */
+#define API_WAIT_MS		5000
+/* Nats-Msg-Id duplicates are dropped within this window: far longer than any
+ * publish is retried (the output retries a timed out one within seconds). */
+#define DUPLICATE_WINDOW_NS	(120 * 1000000000ll)
+
+static void changed_cb(natsConnection *nc, void *closure)
+{
+	struct natsconn *c = closure;
+
+	(void)nc;
+	if (c->ev.changed_cb)
+		c->ev.changed_cb(c->ev.ctx);
+}
+
+/* libnats' last callback for a connection: after it, the connection may go. */
+static void closed_cb(natsConnection *nc, void *closure)
+{
+	struct natsconn *c = closure;
+
+	(void)nc;
+	pthread_mutex_lock(&c->mu);
+	c->closed = true;
+	pthread_cond_signal(&c->cond);
+	pthread_mutex_unlock(&c->mu);
+}
+
+/* The reason libnats gives, after \a what. */
+static int fail(char *err, const char *what, natsStatus s)
+{
+	const char *last = nats_GetLastError(NULL);
+
+	snprintf(err, NATSCONN_ERR_MAX, "%s: %s", what, last && *last ? last : natsStatus_GetText(s));
+	return -EINVAL;
+}
+
+/* Split "URL,URL" into \a list (pointers into \a copy). */
+static int split_servers(char *copy, const char **list)
+{
+	int n = 0;
+
+	for (char *save = NULL, *url = strtok_r(copy, ",", &save); url && n < SERVERS_MAX;
+	     url = strtok_r(NULL, ",", &save))
+		list[n++] = url;
+	return n;
+}
+
+static natsStatus security(natsOptions *o, const struct nats_config *cfg)
+{
+	natsStatus s = NATS_OK;
+
+	if (cfg->creds)
+		s = natsOptions_SetUserCredentialsFromFiles(o, cfg->creds, NULL);
+	if (s == NATS_OK && (cfg->tls_ca || cfg->tls_cert))
+		s = natsOptions_SetSecure(o, true);
+	if (s == NATS_OK && cfg->tls_ca)
+		s = natsOptions_LoadCATrustedCertificates(o, cfg->tls_ca);
+	if (s == NATS_OK && cfg->tls_cert)
+		s = natsOptions_LoadCertificatesChain(o, cfg->tls_cert, cfg->tls_key);
+	return s;
+}
+
+struct natsconn *natsconn_open(const struct nats_config *cfg, const char *name, const struct natsconn_events *ev,
+			       char *err)
+{
+	const char *servers[SERVERS_MAX];
+	struct natsconn *c = calloc(1, sizeof(*c));
+	char *copy = strdup(cfg->servers);
+	natsOptions *o = NULL;
+	jsOptions jo;
+	natsStatus s;
+	int n;
+
+	if (!c || !copy) {
+		free(c);
+		free(copy);
+		fail(err, "out of memory", NATS_NO_MEMORY);
+		return NULL;
+	}
+	c->ev = *ev;
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	n = split_servers(copy, servers);
+	s = natsOptions_Create(&o);
+	if (s == NATS_OK)
+		s = natsOptions_SetServers(o, servers, n);
+	if (s == NATS_OK)
+		s = natsOptions_SetName(o, name);
+	if (s == NATS_OK)
+		s = security(o, cfg);
+	if (s != NATS_OK) {
+		fail(err, cfg->servers, s);
+		goto fail;
+	}
+	natsOptions_SetMaxReconnect(o, -1);
+	natsOptions_SetReconnectWait(o, RECONNECT_WAIT_MS);
+	natsOptions_SetTimeout(o, CONNECT_TIMEOUT_MS);
+	natsOptions_SetPingInterval(o, PING_MS);
+	natsOptions_SetMaxPingsOut(o, 2);
+	/* what cannot be sent waits in our own spool, counted, not in libnats' buffer */
+	natsOptions_SetFailRequestsOnDisconnect(o, true);
+	natsOptions_SetDisconnectedCB(o, changed_cb, c);
+	natsOptions_SetReconnectedCB(o, changed_cb, c);
+	natsOptions_SetClosedCB(o, closed_cb, c);
+	natsOptions_SetRetryOnFailedConnect(o, true, changed_cb, c);
+	s = natsConnection_Connect(&c->nc, o);
+	if (s != NATS_OK && s != NATS_NOT_YET_CONNECTED) {
+		fail(err, cfg->servers, s);
+		goto fail;
+	}
+	jsOptions_Init(&jo);
+	jo.Wait = API_WAIT_MS;
+	jo.PublishAsync.AckHandler = ev->answer_cb;
+	jo.PublishAsync.AckHandlerClosure = ev->ctx;
+	s = natsConnection_JetStream(&c->js, c->nc, &jo);
+	if (s != NATS_OK) {
+		fail(err, "JetStream", s);
+		goto fail;
+	}
+	natsOptions_Destroy(o);
+	free(copy);
+	return c;
+fail:
+	natsOptions_Destroy(o);
+	free(copy);
+	natsconn_close(c);
+	return NULL;
+}
+
+bool natsconn_up(const struct natsconn *c)
+{
+	return natsConnection_Status(c->nc) == NATS_CONN_STATUS_CONNECTED;
+}
+
+/* A stream of a cluster takes messages once its replicas have elected a leader. */
+static bool has_leader(const jsStreamInfo *si)
+{
+	return !si->Cluster || (si->Cluster->Leader && *si->Cluster->Leader);
+}
+
+int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err)
+{
+	char subject[256];
+	const char *subjects[] = { subject };
+	jsStreamConfig sc;
+	jsStreamInfo *si = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = js_GetStreamInfo(&si, js, cfg->stream, NULL, &jerr);
+
+	if (s == NATS_NOT_FOUND) {
+		snprintf(subject, sizeof(subject), "%s.>", cfg->prefix);
+		jsStreamConfig_Init(&sc);
+		sc.Name = cfg->stream;
+		sc.Subjects = subjects;
+		sc.SubjectsLen = 1;
+		sc.Storage = js_FileStorage;
+		sc.Replicas = cfg->replicas;
+		sc.Duplicates = DUPLICATE_WINDOW_NS;
+		s = js_AddStream(&si, js, &sc, NULL, &jerr);
+	}
+	if (s != NATS_OK) {
+		fail(err, "the stream", s);
+		return -EAGAIN;
+	}
+	/* publishing before the leader is there fails some and not others: out of order */
+	if (!has_leader(si)) {
+		snprintf(err, NATSCONN_ERR_MAX, "the stream %s has no leader yet", cfg->stream);
+		jsStreamInfo_Destroy(si);
+		return -EAGAIN;
+	}
+	jsStreamInfo_Destroy(si);
+	return 0;
+}
+
+int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, char *err)
+{
+	char subject[256];
+	jsConsumerConfig cc;
+	jsConsumerInfo *ci = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = js_GetConsumerInfo(&ci, js, cfg->stream, cfg->durable, NULL, &jerr);
+
+	if (s == NATS_NOT_FOUND) {
+		snprintf(subject, sizeof(subject), "%s.>", cfg->prefix);
+		jsConsumerConfig_Init(&cc);
+		cc.Durable = cfg->durable;
+		cc.AckPolicy = js_AckExplicit;
+		cc.AckWait = (int64_t)cfg->ack_wait * 1000000000;
+		cc.MaxAckPending = max_pending;
+		cc.DeliverPolicy = js_DeliverAll;
+		cc.FilterSubject = subject;
+		s = js_AddConsumer(&ci, js, cfg->stream, &cc, NULL, &jerr);
+	}
+	jsConsumerInfo_Destroy(ci);
+	if (s != NATS_OK) {
+		fail(err, "the durable consumer", s);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/*
+ * Pull requests are sent by hand rather than through natsSubscription_Fetch():
+ * libnats 3.4.1's Fetch writes past its array when messages of an earlier request
+ * are still waiting in the subscription (fixed upstream in nats.c #749, after the
+ * Debian 12 package), and it blocks a thread per request.
+ */
+int natsconn_pull(const struct natsconn *c, const struct nats_config *cfg, const char *reply, int batch,
+		  int64_t expires_ms)
+{
+	char subject[512], body[96];
+
+	snprintf(subject, sizeof(subject), "$JS.API.CONSUMER.MSG.NEXT.%s.%s", cfg->stream, cfg->durable);
+	snprintf(body, sizeof(body), "{\"batch\":%d,\"expires\":%lld}", batch, (long long)expires_ms * 1000000);
+	return natsConnection_PublishRequestString(c->nc, subject, reply, body) == NATS_OK ? 0 : -EAGAIN;
+}
+
+int natsconn_ack(const struct natsconn *c, natsMsg *msg)
+{
+	const char *reply = natsMsg_GetReply(msg);
+
+	return reply && natsConnection_PublishString(c->nc, reply, "+ACK") == NATS_OK ? 0 : -EAGAIN;
+}
+
+/* $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>, or with
+ * <domain>.<account hash> before <stream> (and a token after): the delivery count
+ * is the fifth token from the end of the first form, the third after the stream. */
+uint64_t natsconn_deliveries(natsMsg *msg)
+{
+	const char *reply = natsMsg_GetReply(msg), *tok[16];
+	size_t n = 0;
+
+	if (!reply || strncmp(reply, "$JS.ACK.", 8))
+		return 0;
+	for (const char *p = reply + 8; *p && n < 16; p = strchr(p, '.') ? strchr(p, '.') + 1 : p + strlen(p))
+		tok[n++] = p;
+	if (n == 7)
+		return strtoull(tok[2], NULL, 10);
+	if (n >= 9)
+		return strtoull(tok[4], NULL, 10);
+	return 0;
+}
+
+void natsconn_close(struct natsconn *c)
+{
+	struct timespec until;
+
+	if (!c)
+		return;
+	jsCtx_Destroy(c->js);
+	if (c->nc) {
+		natsConnection_Close(c->nc);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += CLOSE_WAIT_MS / 1000;
+		pthread_mutex_lock(&c->mu);
+		while (!c->closed && pthread_cond_timedwait(&c->cond, &c->mu, &until) == 0)
+			;
+		pthread_mutex_unlock(&c->mu);
+		natsConnection_Destroy(c->nc);
+	}
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}

@@ -1,0 +1,90 @@
+/* natsconn.h: what the NATS output and input share: one connection to a JetStream cluster, its credentials and TLS, the stream and the durable consumer. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nats/nats.h>
+
+/* Room for the reason a connection or a stream could not be had. */
+#define NATSCONN_ERR_MAX	256
+
+/* The subject prefix and the stream's name unless the command line says otherwise. */
+#define NATSCONN_PREFIX		"gsmtap"
+#define NATSCONN_STREAM		"GSMTAP"
+
+/*! How to reach the cluster and what to use there (the --nats options). */
+struct nats_config {
+	const char *servers;	/*!< URL[,URL...]; user:password@ or token@ in a URL as NATS takes them */
+	const char *creds;	/*!< --nats-creds: a user JWT and NKey seed file (NATS 2.0 accounts) */
+	const char *tls_ca;	/*!< --nats-tls-ca: CA certificates to verify the servers; implies TLS */
+	const char *tls_cert;	/*!< --nats-tls-cert and --nats-tls-key: a client certificate */
+	const char *tls_key;
+	const char *prefix;	/*!< --nats-subject: subjects are PREFIX.<collector>.<sender> */
+	const char *stream;	/*!< --nats-stream / --stream: the JetStream stream */
+	unsigned int replicas;	/*!< --nats-replicas: when the output creates the stream */
+	const char *collector;	/*!< --nats-id: this collector in subjects and headers (default: host name) */
+	size_t spool;		/*!< --nats-spool: bytes the output holds while the cluster is away */
+	const char *durable;	/*!< --durable: the input's durable pull consumer */
+	unsigned int ack_wait;	/*!< --nats-ack-wait: seconds before the cluster redelivers what was not acknowledged */
+};
+
+/*! What the connection tells its owner, from libnats' threads. */
+struct natsconn_events {
+	void (*changed_cb)(void *ctx);	/*!< connected, disconnected or reconnected */
+	jsPubAckHandler answer_cb;	/*!< JetStream's answer to each asynchronous publish; may be NULL */
+	void *ctx;
+};
+
+/*! A connection and its JetStream context. */
+struct natsconn {
+	natsConnection *nc;
+	jsCtx *js;
+	struct natsconn_events ev;	/*!< private: called from libnats' threads until closed */
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	bool closed;			/*!< libnats said its last word */
+};
+
+/*! Connect to cfg->servers, retrying in the background for ever when none answers
+ *  now, with \a name as the connection's name.  Never blocks for long: publishing
+ *  and fetching wait for the connection instead.  \returns NULL with the reason in
+ *  \a err (NATSCONN_ERR_MAX bytes): a bad URL, an unreadable credentials or
+ *  certificate file */
+struct natsconn *natsconn_open(const struct nats_config *cfg, const char *name, const struct natsconn_events *ev,
+			       char *err);
+
+/*! Whether the connection is up now. */
+bool natsconn_up(const struct natsconn *c);
+
+/*! Make sure cfg->stream exists, taking PREFIX.>, with cfg->replicas file-backed
+ *  replicas and a duplicate window for Nats-Msg-Id (created only when missing: an
+ *  operator's stream is left as it is).  \returns 0 or -EAGAIN with the reason in \a err */
+int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err);
+
+/*! Make sure the durable pull consumer cfg->durable exists on cfg->stream, taking
+ *  PREFIX.>, with explicit acknowledgements, cfg->ack_wait and at most
+ *  \a max_pending delivered and not acknowledged (created only when missing).
+ *  \returns 0 or -EAGAIN with the reason in \a err */
+int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, char *err);
+
+/*! Ask for the next \a batch messages of the durable consumer, delivered to \a reply
+ *  (a pull request, without waiting): they come to whoever subscribes to it, then a
+ *  status message when the request ends, at the latest after \a expires_ms.
+ *  \returns 0 or -EAGAIN */
+int natsconn_pull(const struct natsconn *c, const struct nats_config *cfg, const char *reply, int batch,
+		  int64_t expires_ms);
+
+/*! Acknowledge a message a pull request delivered.  \returns 0 or -EAGAIN */
+int natsconn_ack(const struct natsconn *c, natsMsg *msg);
+
+/*! How many times JetStream has delivered \a msg (1 the first time), from its
+ *  acknowledgement subject; 0 for a message that is not JetStream's. */
+uint64_t natsconn_deliveries(natsMsg *msg);
+
+/*! Close, wait (a little) until libnats has made its last callback, and free (NULL
+ *  allowed); the durable consumer stays on the cluster. */
+void natsconn_close(struct natsconn *c);

@@ -1,0 +1,102 @@
+/* natsmsg.c: a received datagram as a NATS message, written down once: its subject, its headers, and the record again. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addr.h"
+#include "natsmsg.h"
+#include "wire.h"
+
+size_t natsmsg_token(char *out, size_t room, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < room; s++)
+		out[n++] = (unsigned char)*s <= ' ' || *s == '.' || *s == '*' || *s == '>' || *s == 0x7f ? '_' : *s;
+	out[n] = '\0';
+	return n;
+}
+
+size_t natsmsg_subject(char *out, size_t room, const char *prefix, const char *collector,
+		       const struct sockaddr *src)
+{
+	char addr[ADDR_TEXT_MAX], sender[ADDR_TEXT_MAX];
+	size_t n = 0;
+	int len;
+
+	addr_format(addr, sizeof(addr), src);
+	for (const char *p = addr; *p; p++)
+		if (*p != '[' && *p != ']')
+			sender[n++] = *p == ':' || *p == '.' || *p == '%' ? '_' : *p;
+	sender[n] = '\0';
+	len = snprintf(out, room, "%s.%s.%s", prefix, collector, sender);
+	return len > 0 && (size_t)len < room ? (size_t)len : 0;
+}
+
+static natsStatus set_addr(natsMsg *m, const char *key, const struct sockaddr_storage *ss)
+{
+	char text[ADDR_TEXT_MAX];
+
+	addr_format(text, sizeof(text), (const struct sockaddr *)ss);
+	return natsMsgHeader_Set(m, key, text);
+}
+
+natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const struct rx_record *r)
+{
+	char text[ADDR_TEXT_MAX + 64];
+	struct wire_log log;
+	natsStatus s = natsMsg_Create(msg, subject, NULL, (const char *)r->data, (int)r->len);
+
+	if (s != NATS_OK)
+		return s;
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)rx_time_ns(&r->rx_time));
+	s = natsMsgHeader_Set(*msg, NATSMSG_RX_TIME, text);
+	if (s == NATS_OK)
+		s = set_addr(*msg, NATSMSG_SRC, &r->src);
+	if (s == NATS_OK)
+		s = set_addr(*msg, NATSMSG_DST, &r->dst);
+	if (s == NATS_OK)
+		s = natsMsgHeader_Set(*msg, NATSMSG_COLLECTOR, collector);
+	if (s == NATS_OK && wire_decode(r->data, r->len, &log) == WIRE_OK && log.seq) {
+		size_t n = addr_format(text, sizeof(text), (const struct sockaddr *)&r->src);
+
+		snprintf(text + n, sizeof(text) - n, "/%u/%u/%u.%06u", log.pid, log.seq, log.sec, log.usec);
+		s = natsMsgHeader_Set(*msg, NATSMSG_ID, text);
+	}
+	if (s != NATS_OK) {
+		natsMsg_Destroy(*msg);
+		*msg = NULL;
+	}
+	return s;
+}
+
+static int get_addr(natsMsg *m, const char *key, struct sockaddr_storage *ss)
+{
+	const char *v = NULL;
+
+	if (natsMsgHeader_Get(m, key, &v) != NATS_OK || !v)
+		return -EINVAL;
+	return addr_parse_numeric(v, ss);
+}
+
+int natsmsg_decode(natsMsg *msg, struct rx_record *r)
+{
+	const char *v = NULL;
+	char *end;
+	unsigned long long ns;
+
+	*r = (struct rx_record){ .data = (const uint8_t *)natsMsg_GetData(msg), .len = natsMsg_GetDataLength(msg) };
+	if (natsMsgHeader_Get(msg, NATSMSG_RX_TIME, &v) != NATS_OK || !v)
+		return -EINVAL;
+	errno = 0;
+	ns = strtoull(v, &end, 10);
+	if (errno || end == v || *end)
+		return -EINVAL;
+	r->rx_time = (struct timespec){ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+	if (get_addr(msg, NATSMSG_SRC, &r->src) || get_addr(msg, NATSMSG_DST, &r->dst))
+		return -EINVAL;
+	return r->data || !r->len ? 0 : -EINVAL;
+}

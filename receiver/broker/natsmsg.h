@@ -1,0 +1,49 @@
+/* natsmsg.h: a received datagram as a NATS message, written down once: its subject, its headers, and the record again. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include <nats/nats.h>
+
+#include "record.h"
+
+/*
+ * A message holds one datagram's bytes as they arrived (the GSMTAP header and
+ * the text) on the subject PREFIX.COLLECTOR.SENDER, with headers for what the
+ * bytes do not say:
+ *
+ *   Gsmtap-Rx-Time    the collector's kernel receive time, ns since the epoch
+ *   Gsmtap-Src        the sender's address and port, "10.0.0.7:40123", "[fd00::7]:40123"
+ *   Gsmtap-Dst        where the sender sent it, in the same form
+ *   Gsmtap-Collector  the collector that received it
+ *   Nats-Msg-Id       for a numbered datagram: SRC/PID/SEQ/SEC.USEC of its sender,
+ *                     so that JetStream keeps one copy of a datagram published twice
+ */
+#define NATSMSG_RX_TIME		"Gsmtap-Rx-Time"
+#define NATSMSG_SRC		"Gsmtap-Src"
+#define NATSMSG_DST		"Gsmtap-Dst"
+#define NATSMSG_COLLECTOR	"Gsmtap-Collector"
+#define NATSMSG_ID		"Nats-Msg-Id"
+
+/* Room for a subject: prefix, collector and sender tokens. */
+#define NATSMSG_SUBJECT_MAX	384
+
+/*! \a s as one subject token: every character a token cannot hold ('.', '*', '>',
+ *  white space, controls) becomes '_'.  \returns its length (cut at \a room - 1) */
+size_t natsmsg_token(char *out, size_t room, const char *s);
+
+/*! PREFIX.COLLECTOR.SENDER for a datagram from \a src, the sender as a token of its
+ *  address and port ("10_0_0_7_40123").  \a collector is a token already.
+ *  \returns its length, or 0 when \a room is too small */
+size_t natsmsg_subject(char *out, size_t room, const char *prefix, const char *collector,
+		       const struct sockaddr *src);
+
+/*! The message for record \a r on \a subject.  \returns NATS_OK and *msg, which
+ *  the caller then owns */
+natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const struct rx_record *r);
+
+/*! The record \a msg carries; r->data points into \a msg.  \returns 0, or
+ *  -EINVAL for a message without our headers (another publisher's) */
+int natsmsg_decode(natsMsg *msg, struct rx_record *r);

@@ -1,0 +1,456 @@
+/* out_nats.c: the NATS JetStream output (--nats): every datagram published to a stream from a bounded spool, by a thread of its own, so that the loop never waits for the cluster. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "natsconn.h"
+#include "natsmsg.h"
+#include "output.h"
+#include "ring.h"
+#include "spool.h"
+
+/*
+ * The loop copies each record into the spool and wakes the publisher once per
+ * turn; that is all it does.  The publisher sends the oldest records not yet
+ * confirmed, up to NATS_WINDOW at a time, and waits for JetStream's answer to
+ * each (or libnats' timeout); a confirmed record leaves the spool, any other
+ * one is sent again in the next round, ahead of newer records.  While the
+ * cluster is away the spool fills; a record it cannot take is lost, counted.
+ * A record published twice (its answer was lost) is stored once when its
+ * sender numbers its lines: Nats-Msg-Id (natsmsg.h).
+ */
+
+/* Publishes in flight at once.  Below the sequence window (SEQ_REORDER_WINDOW):
+ * a record sent again overtakes at most this many of its sender's newer ones,
+ * so that a consumer still takes it for a late arrival of that sender. */
+#define NATS_WINDOW		512
+/* A publish that JetStream has not confirmed in this time is sent again. */
+#define NATS_ACK_WAIT_MS	2000
+/* After a round that failed: wait this long, doubling up to the maximum. */
+#define NATS_BACKOFF_MS		100
+#define NATS_BACKOFF_MAX_MS	2000
+/* Stopping: how long the spool may take to empty before what is left is lost. */
+#define NATS_FINISH_MS		10000
+
+enum { PENDING, ACKED, FAILED };
+
+/* A record in the spool: the datagram and what the message's headers need. */
+struct spooled {
+	uint64_t rx_ns;
+	uint8_t src[sizeof(struct sockaddr_in6)];
+	uint8_t dst[sizeof(struct sockaddr_in6)];
+	uint8_t data[];
+};
+
+struct inflight {
+	natsMsg *msg;		/*!< until its answer */
+	struct spooled *rec;
+	size_t len;		/*!< the datagram's bytes */
+	int state;
+};
+
+struct out_nats {
+	struct output out;
+	struct nats_config cfg;
+	char collector[128];		/*!< as a subject token */
+	char servers[256];		/*!< for the summary's file= */
+	struct spool *spool;
+	struct natsconn *conn;
+	pthread_t thread;
+	bool running;
+
+	pthread_mutex_t mu;		/* guards what follows, down to the figures */
+	pthread_cond_t cond;
+	bool wake;			/*!< the loop queued records, or the connection changed */
+	bool finishing;
+	uint64_t finish_by_ms;
+	struct inflight round[NATS_WINDOW];
+	size_t published, answered, hint;
+
+	/* figures: the publisher writes them, the loop reads them */
+	_Atomic uint64_t written, bytes, episodes, resent;
+	_Atomic bool failing;
+	_Atomic int last_error;
+
+	/* the loop's */
+	uint64_t lost;
+	uint64_t added;			/*!< since the publisher was last woken */
+};
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void wake(struct out_nats *n)
+{
+	pthread_mutex_lock(&n->mu);
+	n->wake = true;
+	pthread_cond_signal(&n->cond);
+	pthread_mutex_unlock(&n->mu);
+}
+
+static void changed_cb(void *ctx)
+{
+	wake(ctx);
+}
+
+/* Sleep up to \a ms, or until woken; \returns whether to keep going. */
+static bool nap(struct out_nats *n, unsigned int ms)
+{
+	struct timespec until;
+	bool go;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&n->mu);
+	while (!n->wake && !n->finishing && pthread_cond_timedwait(&n->cond, &n->mu, &until) == 0)
+		;
+	n->wake = false;
+	go = !n->finishing || (spool_queued(n->spool) && monotonic_ms() < n->finish_by_ms);
+	pthread_mutex_unlock(&n->mu);
+	return go;
+}
+
+/* libnats' thread: JetStream's answer to one publish, or its timeout. */
+static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *closure)
+{
+	struct out_nats *n = closure;
+
+	(void)js;
+	(void)pae;
+	pthread_mutex_lock(&n->mu);
+	for (size_t i = 0; i < n->published; i++) {
+		size_t j = (n->hint + i) % n->published;
+
+		if (n->round[j].msg != msg)
+			continue;
+		n->round[j].msg = NULL;
+		n->round[j].state = pa ? ACKED : FAILED;
+		n->hint = j + 1;
+		if (++n->answered == n->published)
+			pthread_cond_signal(&n->cond);
+		break;
+	}
+	pthread_mutex_unlock(&n->mu);
+	natsMsg_Destroy(msg);
+}
+
+static natsMsg *message(const struct out_nats *n, const struct spooled *sp, size_t len)
+{
+	char subject[NATSMSG_SUBJECT_MAX];
+	struct rx_record r = { .data = sp->data, .len = len };
+	natsMsg *m = NULL;
+
+	r.rx_time = (struct timespec){ .tv_sec = sp->rx_ns / 1000000000, .tv_nsec = sp->rx_ns % 1000000000 };
+	memcpy(&r.src, sp->src, sizeof(sp->src));
+	memcpy(&r.dst, sp->dst, sizeof(sp->dst));
+	if (!natsmsg_subject(subject, sizeof(subject), n->cfg.prefix, n->collector, (const struct sockaddr *)&r.src))
+		return NULL;
+	return natsmsg_encode(&m, subject, n->collector, &r) == NATS_OK ? m : NULL;
+}
+
+/* Wait for every answer of the round (libnats times out each publish after
+ * NATS_ACK_WAIT_MS; the guard covers answers lost with a connection), then let
+ * the confirmed records go.  \returns the records sent; *failed, those not confirmed. */
+static size_t collect_round(struct out_nats *n, size_t *failed)
+{
+	struct timespec guard;
+	natsMsgList lost;
+	size_t sent;
+
+	clock_gettime(CLOCK_MONOTONIC, &guard);
+	guard.tv_sec += NATS_ACK_WAIT_MS / 1000 + 2;
+	pthread_mutex_lock(&n->mu);
+	while (n->answered < n->published && pthread_cond_timedwait(&n->cond, &n->mu, &guard) == 0)
+		;
+	if (n->answered < n->published) {
+		pthread_mutex_unlock(&n->mu);
+		/* libnats forgets them, and no answer comes for them any more */
+		if (js_PublishAsyncGetPendingList(&lost, n->conn->js) == NATS_OK)
+			natsMsgList_Destroy(&lost);
+		pthread_mutex_lock(&n->mu);
+	}
+	*failed = 0;
+	for (size_t i = 0; i < n->published; i++) {
+		struct inflight *f = &n->round[i];
+
+		if (f->state == ACKED) {
+			spool_done(n->spool, f->rec);
+			atomic_fetch_add(&n->written, 1);
+			atomic_fetch_add(&n->bytes, f->len);
+		} else {
+			(*failed)++;
+		}
+		f->msg = NULL;
+	}
+	sent = n->published;
+	n->published = n->answered = 0;
+	pthread_mutex_unlock(&n->mu);
+	spool_release(n->spool);
+	return sent;
+}
+
+/* Send the oldest records not yet confirmed, up to NATS_WINDOW.  \returns how many
+ * were sent; *failed, how many of them were not confirmed. */
+static size_t send_round(struct out_nats *n, size_t *failed)
+{
+	uint64_t pos = spool_oldest(n->spool);
+	jsPubOptions po;
+	size_t k = 0;
+
+	jsPubOptions_Init(&po);
+	po.MaxWait = NATS_ACK_WAIT_MS;
+	pthread_mutex_lock(&n->mu);
+	n->published = n->answered = n->hint = 0;
+	pthread_mutex_unlock(&n->mu);
+	while (k < NATS_WINDOW) {
+		size_t len;
+		struct spooled *sp = spool_next(n->spool, &pos, &len);
+		natsMsg *m;
+
+		if (!sp)
+			break;
+		len -= sizeof(*sp);
+		m = message(n, sp, len);
+		pthread_mutex_lock(&n->mu);
+		n->round[k] = (struct inflight){ m, sp, len, m ? PENDING : FAILED };
+		n->published = ++k;
+		n->answered += !m;
+		pthread_mutex_unlock(&n->mu);
+		if (!m || js_PublishMsgAsync(n->conn->js, &m, &po) == NATS_OK)
+			continue;
+		natsMsg_Destroy(m);	/* not taken: ours */
+		pthread_mutex_lock(&n->mu);
+		n->round[k - 1] = (struct inflight){ .state = FAILED };
+		n->answered++;
+		pthread_mutex_unlock(&n->mu);
+		break;
+	}
+	return k ? collect_round(n, failed) : 0;
+}
+
+/* The state the loop sees: failing while records wait and cannot be delivered. */
+static void set_failing(struct out_nats *n, bool failing, int err)
+{
+	if (failing && !atomic_load(&n->failing))
+		atomic_fetch_add(&n->episodes, 1);
+	if (failing)
+		atomic_store(&n->last_error, err);
+	atomic_store(&n->failing, failing);
+}
+
+static void *publisher(void *arg)
+{
+	struct out_nats *n = arg;
+	unsigned int backoff = NATS_BACKOFF_MS;
+	bool stream = false;
+	char err[NATSCONN_ERR_MAX];
+
+	for (;;) {
+		size_t sent, failed = 0;
+
+		if (!natsconn_up(n->conn)) {
+			set_failing(n, spool_queued(n->spool) > 0, ENOTCONN);
+			if (!nap(n, 100))
+				break;
+			continue;
+		}
+		if (!stream && natsconn_stream(n->conn->js, &n->cfg, err)) {
+			set_failing(n, spool_queued(n->spool) > 0, EAGAIN);
+			if (!nap(n, backoff))
+				break;
+			continue;
+		}
+		stream = true;
+		sent = send_round(n, &failed);
+		if (failed) {
+			atomic_fetch_add(&n->resent, failed);
+			set_failing(n, true, ETIMEDOUT);
+			/* the stream may be gone (deleted, or not yet created by an operator) */
+			stream = false;
+			if (!nap(n, backoff))
+				break;
+			backoff = backoff * 2 > NATS_BACKOFF_MAX_MS ? NATS_BACKOFF_MAX_MS : backoff * 2;
+			continue;
+		}
+		backoff = NATS_BACKOFF_MS;
+		set_failing(n, false, 0);
+		if (!sent && !nap(n, 100))
+			break;
+		if (sent && n->finishing && (!spool_queued(n->spool) || monotonic_ms() >= n->finish_by_ms))
+			break;
+	}
+	return NULL;
+}
+
+static void nats_add(struct output *o, const struct rx_record *r, enum wire_verdict verdict,
+		     const struct wire_log *log, time_t now)
+{
+	struct out_nats *n = (struct out_nats *)o;
+	struct spooled *sp = spool_reserve(n->spool, sizeof(*sp) + r->len);
+
+	(void)verdict;
+	(void)log;
+	(void)now;
+	if (!sp) {
+		n->lost++;
+		return;
+	}
+	sp->rx_ns = rx_time_ns(&r->rx_time);
+	memcpy(sp->src, &r->src, sizeof(sp->src));
+	memcpy(sp->dst, &r->dst, sizeof(sp->dst));
+	memcpy(sp->data, r->data, r->len);
+	spool_commit(n->spool);
+	n->added++;
+}
+
+/* End of a turn: one wake-up for all the records the turn queued. */
+static void nats_flush(struct output *o, const struct timespec *now)
+{
+	struct out_nats *n = (struct out_nats *)o;
+
+	(void)now;
+	if (n->added) {
+		n->added = 0;
+		wake(n);
+	}
+}
+
+static int nats_reopen(struct output *o, time_t now)
+{
+	(void)o;
+	(void)now;
+	return 0;
+}
+
+static void nats_stats(const struct output *o, struct output_stats *out)
+{
+	const struct out_nats *n = (const struct out_nats *)o;
+	uint64_t queued = n->running ? spool_queued(n->spool) : 0;
+
+	*out = (struct output_stats){
+		.written = atomic_load(&n->written),
+		.lost = n->lost,
+		.bytes = atomic_load(&n->bytes),
+		.episodes = atomic_load(&n->episodes),
+		.failing = atomic_load(&n->failing) && queued,
+		.last_error = atomic_load(&n->last_error),
+		.queued = queued,
+		.queued_peak = spool_peak(n->spool),
+	};
+}
+
+static const char *nats_file(const struct output *o)
+{
+	return ((const struct out_nats *)o)->servers;
+}
+
+/* Stopping: let the publisher empty the spool, for NATS_FINISH_MS at most. */
+static void nats_finish(struct output *o)
+{
+	struct out_nats *n = (struct out_nats *)o;
+
+	if (!n->running)
+		return;
+	pthread_mutex_lock(&n->mu);
+	n->finishing = true;
+	n->finish_by_ms = monotonic_ms() + NATS_FINISH_MS;
+	pthread_cond_signal(&n->cond);
+	pthread_mutex_unlock(&n->mu);
+	pthread_join(n->thread, NULL);
+	n->running = false;
+	n->lost += spool_queued(n->spool);
+}
+
+static void nats_close(struct output *o, time_t now)
+{
+	struct out_nats *n = (struct out_nats *)o;
+
+	(void)now;
+	nats_finish(o);
+	natsconn_close(n->conn);
+	spool_free(n->spool);
+	pthread_cond_destroy(&n->cond);
+	pthread_mutex_destroy(&n->mu);
+	output_release(o);
+	free(n);
+}
+
+static const struct output_ops nats_ops = {
+	.add = nats_add,
+	.flush = nats_flush,
+	.reopen = nats_reopen,
+	.stats = nats_stats,
+	.file = nats_file,
+	.finish = nats_finish,
+	.close = nats_close,
+};
+
+/* The collector's name in subjects: --nats-id, or the host's name. */
+static void collector_token(struct out_nats *n)
+{
+	char host[128] = "gsmtap-logd";
+
+	if (!n->cfg.collector)
+		gethostname(host, sizeof(host) - 1);
+	natsmsg_token(n->collector, sizeof(n->collector), n->cfg.collector ? n->cfg.collector : host);
+}
+
+/*! Publishes to req->nats->servers; no file. */
+struct output *out_nats_open(const struct output_request *req, const struct ring_opts *ro,
+			     const struct collector *c, time_t now)
+{
+	struct out_nats *n = calloc(1, sizeof(*n));
+	char err[NATSCONN_ERR_MAX];
+	pthread_condattr_t ca;
+
+	(void)ro;
+	(void)c;
+	(void)now;
+	if (!n)
+		return NULL;
+	n->out.ops = &nats_ops;
+	n->cfg = *req->nats;
+	snprintf(n->servers, sizeof(n->servers), "%s", n->cfg.servers);
+	collector_token(n);
+	pthread_mutex_init(&n->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&n->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	n->spool = spool_new(n->cfg.spool);
+	if (!n->spool)
+		goto fail;
+	n->conn = natsconn_open(&n->cfg, n->collector, &(struct natsconn_events){ changed_cb, answer_cb, n }, err);
+	if (!n->conn)
+		goto fail;
+	n->running = !pthread_create(&n->thread, NULL, publisher, n);
+	if (!n->running)
+		goto fail;
+	return &n->out;
+fail:
+	natsconn_close(n->conn);
+	spool_free(n->spool);
+	pthread_cond_destroy(&n->cond);
+	pthread_mutex_destroy(&n->mu);
+	free(n);
+	errno = EINVAL;
+	return NULL;
+}

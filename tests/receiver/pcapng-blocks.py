@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # pcapng-blocks.py: what the bash tests read from pcapng files beyond tshark's reach: per-section
-# packet counts and ISB counters, and every NRB record.
+# packet counts and ISB counters, every NRB record, and every packet's sender and sequence number.
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 Usage: pcapng-blocks.py sections FILE...
@@ -8,6 +8,8 @@ Usage: pcapng-blocks.py sections FILE...
          (the counters of the section's last ISB, '-' without one)
        pcapng-blocks.py names FILE...
          one line per distinct NRB record over all the files: ADDRESS NAME
+       pcapng-blocks.py numbers FILE...
+         one line per packet: SRC:PORT SEQ (the GSMTAP frame_number, our sequence number)
 Fails loudly on a block whose two lengths differ or that runs past the end.
 """
 import ipaddress
@@ -82,12 +84,35 @@ def names(path, seen):
             off += 4 + (rlen + 3) // 4 * 4
 
 
+def numbers(path):
+    """Our packets are raw IPv4 or IPv6 with UDP, then the GSMTAP datagram."""
+    out = []
+    for btype, order, body in blocks(path):
+        if btype != EPB:
+            continue
+        caplen = struct.unpack_from(order + 'I', body, 12)[0]
+        ip = body[20:20 + caplen]
+        if ip[0] >> 4 == 4:
+            src, udp = ipaddress.ip_address(ip[12:16]), (ip[0] & 15) * 4
+            text = f'{src}'
+        else:
+            src, udp = ipaddress.ip_address(ip[8:24]), 40
+            text = f'[{src}]'
+        sport = struct.unpack_from('>H', ip, udp)[0]
+        seq = struct.unpack_from('>I', ip, udp + 8 + 8)[0]
+        out.append(f'{text}:{sport} {seq}')
+    if out:
+        print('\n'.join(out))
+
+
 if __name__ == '__main__':
-    if len(sys.argv) < 3 or sys.argv[1] not in ('sections', 'names'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('sections', 'names', 'numbers'):
         sys.exit(__doc__)
     seen = set()
     for f in sys.argv[2:]:
         if sys.argv[1] == 'sections':
             sections(f)
+        elif sys.argv[1] == 'numbers':
+            numbers(f)
         else:
             names(f, seen)

@@ -1,0 +1,269 @@
+# nats.sh: a real NATS JetStream cluster on loopback for the bash tests, edges and an archiver around it,
+# and the end-to-end counts (source after tests/tap.sh and tests/receiver/logd.sh).
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Every server is a nats-server process of its own, with its config file and JetStream store under $T,
+# started and killed (-9) by the test; nothing is mocked.  A missing nats-server fails the test.
+
+need nats-server python3
+NATS_NODES=()		# pids, by node 1..N (index 0 unused)
+NATS_PORTS=()		# client ports
+NATS_HTTP=()		# monitoring ports
+
+# free_tcp_ports N: N TCP ports nothing listens on now, one a line.
+free_tcp_ports() {
+	python3 -c '
+import socket, sys
+socks = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
+print("\n".join(str(s.getsockname()[1]) for s in socks))' "$1"
+}
+
+# nats_cluster N: write N nodes' configs (one cluster, JetStream on each) and start them all.
+nats_cluster() {
+	local n=$1 i routes="" ports
+	mapfile -t ports < <(free_tcp_ports $((3 * n)))
+	for ((i = 1; i <= n; i++)); do
+		NATS_PORTS[i]=${ports[3 * (i - 1)]}
+		NATS_HTTP[i]=${ports[3 * (i - 1) + 1]}
+		NATS_ROUTE[i]=${ports[3 * (i - 1) + 2]}
+		routes+="${routes:+, }nats-route://127.0.0.1:${NATS_ROUTE[i]}"
+	done
+	for ((i = 1; i <= n; i++)); do
+		mkdir -p "$T/nats/n$i"
+		cat >"$T/nats/n$i.conf" <<-EOF
+		server_name: n$i
+		listen: 127.0.0.1:${NATS_PORTS[i]}
+		http: 127.0.0.1:${NATS_HTTP[i]}
+		jetstream { store_dir: "$T/nats/n$i" }
+		cluster { name: gsmtaptest, listen: 127.0.0.1:${NATS_ROUTE[i]}, routes: [$routes] }
+		EOF
+		nats_start "$i"
+	done
+	NATS_URLS=""
+	for ((i = 1; i <= n; i++)); do
+		NATS_URLS+="${NATS_URLS:+,}nats://127.0.0.1:${NATS_PORTS[i]}"
+	done
+	nats_ready || bail "the NATS cluster did not elect a JetStream leader: $(tail -5 "$T/nats/n1.log")"
+}
+
+# nats_start I: start node I with its config (again after nats_kill).
+nats_start() {
+	nats-server -c "$T/nats/n$1.conf" >>"$T/nats/n$1.log" 2>&1 &
+	NATS_NODES[$1]=$!
+}
+
+# nats_kill I: kill -9 node I.
+nats_kill() {
+	kill -9 "${NATS_NODES[$1]}" 2>/dev/null
+	wait "${NATS_NODES[$1]}" 2>/dev/null
+	NATS_NODES[$1]=""
+}
+
+# nats_ready: within 30 s, every running node is healthy and the cluster has a JetStream meta leader.
+nats_ready() {
+	python3 - "${NATS_HTTP[@]:1}" <<-'EOF'
+	import json, sys, time, urllib.request
+	deadline = time.time() + 30
+	while time.time() < deadline:
+	    try:
+	        for port in sys.argv[1:]:
+	            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz?js-enabled-only=true", timeout=1).read()
+	        jsz = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/jsz", timeout=1).read())
+	        if jsz.get("meta_cluster", {}).get("leader"):
+	            sys.exit(0)
+	    except Exception:
+	        pass
+	    time.sleep(0.2)
+	sys.exit(1)
+	EOF
+}
+
+# stream_messages STREAM: messages the stream holds: the most any replica reports (they agree once settled).
+stream_messages() {
+	python3 - "$1" "${NATS_HTTP[@]:1}" <<-'EOF'
+	import json, sys, urllib.request
+	stream, most = sys.argv[1], -1
+	for port in sys.argv[2:]:
+	    try:
+	        jsz = json.loads(urllib.request.urlopen(
+	            f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true", timeout=2).read())
+	    except Exception:
+	        continue
+	    for acc in jsz.get("account_details") or []:
+	        for s in acc.get("stream_detail") or []:
+	            if s["name"] == stream:
+	                most = max(most, s["state"]["messages"])
+	print(most)
+	EOF
+}
+
+# stream_leader STREAM: the node (1..N) that leads the stream now.
+stream_leader() {
+	python3 - "$1" "${NATS_HTTP[@]:1}" <<-'EOF'
+	import json, sys, urllib.request
+	for port in sys.argv[2:]:
+	    try:
+	        jsz = json.loads(urllib.request.urlopen(
+	            f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true", timeout=2).read())
+	    except Exception:
+	        continue
+	    for acc in jsz.get("account_details") or []:
+	        for s in acc.get("stream_detail") or []:
+	            leader = (s.get("cluster") or {}).get("leader", "")
+	            if s["name"] == sys.argv[1] and leader.startswith("n"):
+	                print(leader[1:]); sys.exit(0)
+	sys.exit(1)
+	EOF
+}
+
+# start_edge NAME PORT ARGS...: a collector on 127.0.0.1:PORT publishing to the cluster; stderr in $T/NAME.err.
+start_edge() {
+	local name=$1 port=$2
+	shift 2
+	"$LOGD" -q -l "127.0.0.1:$port" --nats "$NATS_URLS" --nats-id "$name" --nats-replicas 3 "$@" 2>"$T/$name.err" &
+	eval "${name}_PID=$!"
+	wait_for "$T/$name.err" 'gsmtap-logd: listening' || bail "edge $name did not start: $(cat "$T/$name.err")"
+}
+
+# start_archiver NAME ARGS...: a collector reading the stream into $T/NAME/archive.pcapng; stderr appended to
+# $T/NAME.err (one run after another), and its start waited for.
+start_archiver() {
+	local name=$1 runs
+	shift
+	runs=$(grep -c 'gsmtap-logd: reading stream' "$T/$name.err" 2>/dev/null)
+	"$LOGD" -q --from-nats "$NATS_URLS" --durable "$name" -w "$T/$name/archive.pcapng" "$@" 2>>"$T/$name.err" &
+	eval "${name}_PID=$!"
+	for _ in $(seq 100); do
+		[ "$(grep -c 'gsmtap-logd: reading stream' "$T/$name.err")" -gt "${runs:-0}" ] && return 0
+		sleep 0.1
+	done
+	bail "archiver $name did not start: $(tail -5 "$T/$name.err")"
+}
+
+# stop NAME: SIGTERM the collector NAME and wait for it; its exit status in $STATUS.
+stop() {
+	local pid
+	eval "pid=\$${1}_PID"
+	kill -TERM "$pid"
+	STATUS=0
+	wait "$pid" || STATUS=$?
+}
+
+# figure NAME KEY: KEY= of NAME's last summary line; output_figure NAME KEY: of its last output line.
+figure() {
+	local v
+	v=$(grep 'gsmtap-logd: received=' "$T/$1.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p")
+	echo "${v:-0}"	# redelivered= and the like appear only when not 0
+}
+output_figure() { grep 'gsmtap-logd: output ' "$T/$1.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# sum KEY NAME...: KEY= of the last summary lines of each NAME's runs (one per run in its .err), added up.
+sum_runs() {
+	local key=$1 name total=0 v
+	shift
+	for name in "$@"; do
+		for v in $(grep 'gsmtap-logd: received=' "$T/$name.err" | tr ' ' '\n' | sed -n "s/^$key=//p"); do
+			total=$((total + v))
+		done
+	done
+	echo "$total"
+}
+
+# numbers FILE...: "SRC:PORT SEQ" for every packet of the pcapng files.
+numbers() { pcapng_blocks numbers "$@"; }
+
+# archive_check WANT FILE...: the archive holds WANT numbered datagrams, each (sender, number) once;
+# sets ARCHIVED (packets), UNIQUE (distinct sender and number) and DUPS.
+archive_check() {
+	local want=$1
+	shift
+	numbers "$@" | sort >"$T/numbers"
+	ARCHIVED=$(wc -l <"$T/numbers")
+	UNIQUE=$(uniq "$T/numbers" | wc -l)
+	DUPS=$((ARCHIVED - UNIQUE))
+	uniq -d "$T/numbers" | head -5 | sed "s/^/# twice: /"
+	[ "$ARCHIVED" = "$want" ] && [ "$DUPS" = 0 ]
+}
+
+# missing_inside: over the senders in $T/numbers (archive_check), the numbers missing between each one's
+# first (1) and its highest: what a sequence accounting of the archive counts as lost.
+missing_inside() {
+	awk '{ n[$1]++; if ($2 > max[$1]) max[$1] = $2 } END { for (s in n) m += max[s] - n[s]; print m + 0 }' "$T/numbers"
+}
+
+# blast_to NAME PORT ARGS...: gsmtap-blast to PORT (also in the background); its report in $T/blast-NAME.*.
+blast_to() {
+	local name=$1 port=$2
+	shift 2
+	"$BLAST" -p "$port" "$@" >"$T/blast-$name.$BASHPID.$RANDOM" || bail "gsmtap-blast failed"
+}
+# blasted NAME sent|skipped: what the blasts to NAME sent, or skipped on purpose, added up.
+blasted() {
+	cat "$T"/blast-"$1".* 2>/dev/null | sed -n "s/.*$2=\([0-9]*\).*/\1/p" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# wait_until SECONDS COMMAND...: run COMMAND every 0.2 s until it succeeds; fails after SECONDS.
+wait_until() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		((SECONDS < deadline)) || return 1
+		sleep 0.2
+	done
+}
+# stream_holds N: the stream GSMTAP holds N messages.
+stream_holds() { [ "$(stream_messages GSMTAP)" = "$1" ]; }
+# has_written NAME N: NAME's summary (asked for with SIGUSR1) says written=N.
+has_written() {
+	local pid
+	eval "pid=\$${1}_PID"
+	kill -USR1 "$pid"
+	sleep 0.1
+	[ "$(figure "$1" written)" = "$2" ]
+}
+
+# written_at_least NAME N: NAME's summary (asked for with SIGUSR1) says written= N or more.
+written_at_least() {
+	local pid
+	eval "pid=\$${1}_PID"
+	kill -USR1 "$pid"
+	sleep 0.1
+	[ "$(figure "$1" written)" -ge "$2" ]
+}
+
+# acked DURABLE N: the durable consumer has every message up to stream sequence N acknowledged.
+acked() {
+	python3 - "$1" "$2" "${NATS_HTTP[@]:1}" <<-'EOF'
+	import json, sys, urllib.request
+	floor = 0
+	for port in sys.argv[3:]:
+	    try:
+	        jsz = json.loads(urllib.request.urlopen(
+	            f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true&consumers=true", timeout=2).read())
+	    except Exception:
+	        continue
+	    for acc in jsz.get("account_details") or []:
+	        for s in acc.get("stream_detail") or []:
+	            for c in s.get("consumer_detail") or []:
+	                if c["name"] == sys.argv[1]:
+	                    floor = max(floor, c["ack_floor"]["stream_seq"])
+	sys.exit(0 if floor >= int(sys.argv[2]) else 1)
+	EOF
+}
+
+# show NAME...: their summary lines, as TAP comments, for whoever reads a failure.
+show() {
+	local name
+	for name in "$@"; do
+		grep -v ' stream ' "$T/$name.err" | sed "s/^/# $name: /"
+	done
+}
+
+# stop_cluster: kill every node still running (at exit anyway, through tap.sh's trap).
+stop_cluster() {
+	local i
+	for i in "${!NATS_NODES[@]}"; do
+		[ -n "${NATS_NODES[i]}" ] && nats_kill "$i"
+	done
+}

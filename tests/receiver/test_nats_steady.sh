@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# test_nats_steady.sh: a 3-node JetStream cluster (replicas 3), two edge collectors publishing what their own
+# senders send (the blaster, and libgsmtaplog through gsmtap-log), one archiver consuming: the archive holds
+# every datagram exactly once, and the counts agree from the senders through the edges and the stream to it.
+. "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/receiver/logd.sh"
+. "$SRCDIR/tests/receiver/nats.sh"
+GSMTAP_LOG="$BUILDDIR/sender/gsmtap-log"
+
+nats_cluster 3
+ok 0 "3 nats-server nodes started, a JetStream leader elected"
+P1=$(free_udp_port) P2=$(free_udp_port)
+start_edge edge1 "$P1"
+start_edge edge2 "$P2"
+start_archiver arch
+ok 0 "two edges and an archiver started"
+
+# edge1: 16 blaster hosts with a gap every 97th number; edge2: 16 hosts, and 3000 lines from the library.
+blast_to edge1 "$P1" -H 16 -n 5000 -g 97 -r 20000 -s 0 &
+BL1=$!
+blast_to edge2 "$P2" -H 16 -n 4000 -r 20000 -s 0
+wait $BL1
+seq 3000 | "$GSMTAP_LOG" -n 127.0.0.1 -P "$P2" -t libsender
+E1_SENT=$(blasted edge1 sent) E1_SKIPPED=$(blasted edge1 skipped)
+E2_SENT=$(($(blasted edge2 sent) + 3000))
+SENT=$((E1_SENT + E2_SENT))
+
+wait_until 60 stream_holds "$SENT"
+ok $? "the stream reached $SENT messages"
+wait_until 60 has_written arch "$SENT"
+ok $? "the archiver wrote them"
+stop edge1; S1=$STATUS
+stop edge2; S2=$STATUS
+stop arch; S3=$STATUS
+is "$S1 $S2 $S3" "0 0 0" "edges and archiver exit 0 on SIGTERM"
+
+is "$(figure edge1 received)" "$E1_SENT" "edge1 received all its senders sent ($E1_SENT)"
+is "$(figure edge1 lost)" "$E1_SKIPPED" "edge1 counted the gaps its senders left ($E1_SKIPPED)"
+is "$(output_figure edge1 written)" "$E1_SENT" "edge1: JetStream confirmed every one"
+is "$(figure edge2 received)" "$E2_SENT" "edge2 received all its senders sent ($E2_SENT, 3000 from libgsmtaplog)"
+is "$(output_figure edge2 written)" "$E2_SENT" "edge2: JetStream confirmed every one"
+is "$(output_figure edge1 unwritten)$(output_figure edge2 unwritten)" "00" "neither edge lost any"
+is "$(stream_messages GSMTAP)" "$SENT" "the stream holds $SENT messages: one per datagram"
+is "$(figure arch received)" "$SENT" "the archiver received each once"
+is "$(figure arch written)" "$SENT" "and wrote each"
+is "$(figure arch lost)" "$E1_SKIPPED" "its sequence accounting sees the same gaps as edge1's"
+is "$(figure arch redelivered)" 0 "nothing was redelivered"
+archive_check "$SENT" "$T/arch/archive.pcapng"
+ok $? "the archive holds $ARCHIVED datagrams, $UNIQUE distinct (sender, number), $DUPS twice"
+is "$(cut -d' ' -f1 "$T/numbers" | sort -u | wc -l)" 33 "from the 33 senders"
+is "$(grep -c '^127\.0\.0\.1:[0-9]* ' "$T/numbers")" 3000 "the library's 3000 lines among them"
+show edge1 edge2 arch
+stop_cluster
+done_testing

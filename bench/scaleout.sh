@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# scaleout.sh: the scale-out figures in one run: an edge with file outputs, with the NATS output (3-node
+# JetStream cluster, replicas 3) and with both; the archiver's rate; --workers 1 against --workers 2, at full
+# rate and on a ladder of fixed rates for the zero-loss rate.  Prints numbers; passes or fails on nothing.
+#
+#   bench/scaleout.sh [BUILDDIR]       (meson: meson test -C build --benchmark --suite bench scaleout -v)
+#
+# Environment: N (datagrams per full-rate run, default 1000000), HOSTS (16), RATES ("100000 200000 300000
+# 400000 500000"), RATE_N (400000 per fixed-rate run), SYSTEMS (the list below).  Run it alone
+# (flock /tmp/gsmtaplog-bench.lock): it wants the machine.
+set -u
+BUILDDIR=$(cd "${1:-${BUILDDIR:-build}}" && pwd)
+SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
+export BUILDDIR SRCDIR
+. "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/receiver/logd.sh"
+. "$SRCDIR/tests/receiver/nats.sh"
+
+N=${N:-1000000}
+HOSTS=${HOSTS:-16}
+RATES=${RATES:-100000 200000 300000 400000 500000}
+RATE_N=${RATE_N:-400000}
+SYSTEMS=${SYSTEMS:-files nats nats+files workers1 workers2}
+HZ=$(getconf CLK_TCK)
+
+# cpu_ticks PID: utime+stime of PID and of its live children (a --workers parent's workers).
+cpu_ticks() {
+	local p a sum=0
+	for p in "$1" $(pgrep -P "$1"); do
+		read -r -a a 2>/dev/null <"/proc/$p/stat" || continue
+		sum=$((sum + a[13] + a[14]))
+	done
+	echo "$sum"
+}
+
+# kv FILE KEY: KEY= of the last summary line in FILE.
+kv() { grep 'gsmtap-logd: received=' "$1" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+okv() { grep "gsmtap-logd: output $2 " "$1" | tr ' ' '\n' | sed -n "s/^$3=//p" | awk '{ s += $1 } END { print s + 0 }'; }
+
+# the options of each system
+system_args() {
+	local d=$1
+	case $2 in
+	files) echo "-w $d/out/p.pcapng --text $d/out/t.log" ;;
+	nats) echo "--nats $NATS_URLS --nats-replicas 3 --nats-id bench" ;;
+	nats+files) echo "--nats $NATS_URLS --nats-replicas 3 --nats-id bench -w $d/out/p.pcapng --text $d/out/t.log" ;;
+	workers1) echo "--workers 1 -w $d/out/p.pcapng --text $d/out/t.log" ;;
+	workers2) echo "--workers 2 -w $d/out/p.pcapng --text $d/out/t.log" ;;
+	esac
+}
+
+# run_one SYSTEM PER_HOST RATE: one run; prints a result line.
+RUN=0
+run_one() {
+	local sys=$1 per=$2 rate=$3 d pid port c0 c1 sent brate recv written drops lost unwritten queued t0 t1 acked
+	RUN=$((RUN + 1))
+	d=$T/run$RUN
+	mkdir -p "$d/out"
+	port=$(free_udp_port)
+	# shellcheck disable=SC2046
+	"$LOGD" -q -l "127.0.0.1:$port" $(system_args "$d" "$sys") 2>"$d/logd.err" &
+	pid=$!
+	wait_for "$d/logd.err" 'gsmtap-logd: listening' || { echo "  $sys: did not start: $(tail -2 "$d/logd.err")"; return; }
+	c0=$(cpu_ticks "$pid")
+	t0=$(date +%s.%N)
+	"$BLAST" -p "$port" -H "$HOSTS" -n "$per" -r "$rate" -s 0 >"$d/blast.out"
+	# until everything received is kept (a NATS spool delivers after the burst)
+	for _ in $(seq 600); do
+		kill -USR1 "$pid"
+		sleep 0.1
+		queued=$(okv "$d/logd.err" nats queued)
+		[ "$(($(kv "$d/logd.err" received) + $(kv "$d/logd.err" kernel_drops)))" -ge \
+			"$(sed -n 's/.*sent=\([0-9]*\).*/\1/p' "$d/blast.out")" ] && [ "${queued:-0}" = 0 ] && break
+	done
+	t1=$(date +%s.%N)
+	c1=$(cpu_ticks "$pid")
+	kill -TERM "$pid"
+	wait "$pid"
+	sent=$(sed -n 's/.*sent=\([0-9]*\).*/\1/p' "$d/blast.out")
+	brate=$(sed -n 's/.*rate=\([0-9]*\).*/\1/p' "$d/blast.out")
+	recv=$(kv "$d/logd.err" received)
+	written=$(kv "$d/logd.err" written)
+	drops=$(kv "$d/logd.err" kernel_drops)
+	unwritten=$(kv "$d/logd.err" unwritten)
+	acked=$(okv "$d/logd.err" nats written)
+	lost=$((sent - recv + drops + unwritten))
+	awk -v s="$sys" -v r="$rate" -v sent="$sent" -v br="$brate" -v rc="$recv" -v w="$written" -v kd="$drops" \
+		-v uw="$unwritten" -v ack="$acked" -v cpu=$((c1 - c0)) -v hz="$HZ" -v t0="$t0" -v t1="$t1" -v lost="$lost" \
+		'BEGIN { printf "  %-10s target=%-6s sent=%s blast_rate=%s received=%s written=%s nats_acked=%s kernel_drops=%s unwritten=%s cpu_s_per_M=%.2f kept_in_s=%.2f kept_rate=%.0f %s\n",
+			s, (r ? r : "max"), sent, br, rc, w, ack, kd, uw, cpu / hz * 1e6 / sent, t1 - t0, sent / (t1 - t0), (lost == 0 && rc == sent ? "zero-loss" : "LOSS") }' |
+		tee -a "$T/results"
+	rm -rf "$d/out"
+}
+
+echo "scaleout: environment"
+echo "  cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), nproc: $(nproc), kernel: $(uname -r)"
+echo "  load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "  nats-server: $(nats-server --version 2>&1), libnats: $(pkg-config --modversion libnats 2>/dev/null)"
+echo "  traffic: $HOSTS hosts, texts of 1..512 bytes; full rate: $N; fixed rates: $RATES x $RATE_N"
+nats_cluster 3
+echo "  cluster: 3 nodes on loopback, JetStream file store under $T, stream replicas 3"
+
+echo "scaleout: full rate, $N datagrams each"
+for sys in $SYSTEMS; do
+	run_one "$sys" $((N / HOSTS)) 0
+done
+
+echo "scaleout: the archiver, reading everything the NATS runs stored"
+STORED=$(stream_messages GSMTAP)
+mkdir -p "$T/arch"
+t0=$(date +%s.%N)
+"$LOGD" -q --from-nats "$NATS_URLS" --durable bench -w "$T/arch/a.pcapng" --text "$T/arch/a.log" 2>"$T/arch.err" &
+APID=$!
+wait_until 600 acked bench "$STORED"
+t1=$(date +%s.%N)
+ac=$(cpu_ticks "$APID")
+kill -TERM "$APID"
+wait "$APID"
+awk -v n="$STORED" -v w="$(kv "$T/arch.err" written)" -v cpu="$ac" -v hz="$HZ" -v t0="$t0" -v t1="$t1" \
+	'BEGIN { printf "  archiver  stored=%s written=%s in_s=%.2f rate=%.0f cpu_s_per_M=%.2f (pcapng + text)\n", n, w, t1 - t0, n / (t1 - t0), cpu / hz * 1e6 / n }'
+
+echo "scaleout: fixed rates, $RATE_N datagrams each; a system leaves the ladder at its first loss"
+for sys in $SYSTEMS; do
+	for rate in $RATES; do
+		run_one "$sys" $((RATE_N / HOSTS)) "$rate"
+		tail -n 1 "$T/results" | grep -q zero-loss || break
+	done
+done
+echo "scaleout: highest zero-loss fixed rate per system"
+for sys in $SYSTEMS; do
+	grep "^  $sys " "$T/results" | grep -v 'target=max' | grep zero-loss | sed 's/.*target=\([0-9]*\).*/\1/' |
+		sort -n | tail -n 1 | sed "s/^/  $sys max_zero_loss_rate=/"
+done
+echo "  load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+stop_cluster

@@ -1,0 +1,97 @@
+/* preload.c: the LD_PRELOAD shim: log_target_create_gsmtap() of unmodified osmo programs makes the gsmtaplog target. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+/*
+ * The VTY command `log gsmtap HOST` lives in libosmovty, which calls
+ * log_target_create_gsmtap() in libosmocore through its PLT; the dynamic
+ * linker resolves that to the first definition in the process, which a
+ * preloaded library provides.  The target it returns sets fields of
+ * struct log_target, whose layout belongs to one libosmocore release; so at
+ * start-up the shim reads the SONAME of the libosmocore in the process, and
+ * on any other than the one it was built for it passes every call on to
+ * libosmocore's own function, after one line on stderr.
+ *
+ * GSMTAPLOG_OSMO_PRETEND_SONAME=NAME (for tests) makes the check see NAME as
+ * well: any other name than the supported one fails it; none makes it pass.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <osmocom/core/logging.h>
+
+#include <gsmtaplog/osmo.h>
+
+#include "version.h"
+#include "weak.h"
+
+#ifndef GSMTAPLOG_OSMO_SONAME
+#error "meson defines GSMTAPLOG_OSMO_SONAME, the SONAME of the libosmocore built against"
+#endif
+
+typedef struct log_target *create_gsmtap_fn(const char *host, uint16_t port, const char *ident,
+					    bool ofd_wq_mode, bool add_sink);
+
+static pthread_once_t check_once = PTHREAD_ONCE_INIT;
+static bool supported;			/*!< set once, before any call is served */
+static create_gsmtap_fn *original;	/*!< libosmocore's, for the fallback */
+
+static void warn(const char *found, const char *why)
+{
+	fprintf(stderr, "libgsmtaplog-osmo-preload: %s %s, not %s (libosmocore %s) that this shim was built "
+		"and tested for: 'log gsmtap' stays libosmocore's own target\n",
+		found, why, GSMTAPLOG_OSMO_SONAME, GSMTAPLOG_OSMO_RELEASE);
+}
+
+/* Decide once whether this process's libosmocore is the one the shim knows.
+ * A process without libosmocore (a shell that inherited LD_PRELOAD) is left
+ * alone without a word. */
+static void check_cb(void)
+{
+	const char *pretend = getenv("GSMTAPLOG_OSMO_PRETEND_SONAME");
+	char found[128];
+
+	original = (create_gsmtap_fn *)dlsym(RTLD_NEXT, "log_target_create_gsmtap");
+	if (osmo_loaded_soname("log_target_create", found, sizeof(found)) == -ENOENT || !original)
+		return;
+	if (!found[0])
+		warn("the libosmocore in this process", "has no SONAME");
+	else if (strcmp(found, GSMTAPLOG_OSMO_SONAME))
+		warn(found, "is loaded");
+	else if (pretend && strcmp(pretend, GSMTAPLOG_OSMO_SONAME))
+		warn(pretend, "is pretended (GSMTAPLOG_OSMO_PRETEND_SONAME)");
+	else if (!osmo_weak_resolved())
+		warn(found, "lacks a function of the log target API");
+	else
+		supported = true;
+}
+
+__attribute__((constructor)) static void preload_init(void)
+{
+	pthread_once(&check_once, check_cb);
+}
+
+/*! The interposed libosmocore function.  \a ofd_wq_mode and \a add_sink are
+ *  ignored when the shim is active: the target never queues and binds no sink. */
+struct log_target *log_target_create_gsmtap(const char *host, uint16_t port, const char *ident,
+					    bool ofd_wq_mode, bool add_sink)
+{
+	char service[8];
+
+	pthread_once(&check_once, check_cb);
+	if (!supported) {
+		if (!original) {
+			errno = ENOSYS;
+			return NULL;
+		}
+		return original(host, port, ident, ofd_wq_mode, add_sink);
+	}
+	/* libosmocore's defaults for these two */
+	snprintf(service, sizeof(service), "%u", port ? port : 4729u);
+	return gsmtaplog_osmo_target_create(host ? host : "localhost", service, ident);
+}

@@ -41,11 +41,12 @@ static pthread_once_t check_once = PTHREAD_ONCE_INIT;
 static bool supported;			/*!< set once, before any call is served */
 static create_gsmtap_fn *original;	/*!< libosmocore's, for the fallback */
 
-static void warn(const char *found, const char *why)
+/* The one line a program under an unknown libosmocore prints. */
+static void warn(const char *has, const char *how)
 {
-	fprintf(stderr, "libgsmtaplog-osmo-preload: %s %s, not %s (libosmocore %s) that this shim was built "
-		"and tested for: 'log gsmtap' stays libosmocore's own target\n",
-		found, why, GSMTAPLOG_OSMO_SONAME, GSMTAPLOG_OSMO_RELEASE);
+	fprintf(stderr, "libgsmtaplog-osmo-preload: this process has %s%s; the shim is built and tested "
+		"for %s (libosmocore %s) only, so 'log gsmtap' stays libosmocore's own target\n",
+		has, how, GSMTAPLOG_OSMO_SONAME, GSMTAPLOG_OSMO_RELEASE);
 }
 
 /* Decide once whether this process's libosmocore is the one the shim knows.
@@ -60,13 +61,13 @@ static void check_cb(void)
 	if (osmo_loaded_soname("log_target_create", found, sizeof(found)) == -ENOENT || !original)
 		return;
 	if (!found[0])
-		warn("the libosmocore in this process", "has no SONAME");
+		warn("a libosmocore", " without SONAME");
 	else if (strcmp(found, GSMTAPLOG_OSMO_SONAME))
-		warn(found, "is loaded");
+		warn(found, "");
 	else if (pretend && strcmp(pretend, GSMTAPLOG_OSMO_SONAME))
-		warn(pretend, "is pretended (GSMTAPLOG_OSMO_PRETEND_SONAME)");
+		warn(pretend, " (GSMTAPLOG_OSMO_PRETEND_SONAME)");
 	else if (!osmo_weak_resolved())
-		warn(found, "lacks a function of the log target API");
+		warn(found, " without talloc or the log target API");
 	else
 		supported = true;
 }

@@ -29,6 +29,7 @@
 #include <osmocom/core/utils.h>
 #include <osmocom/vty/command.h>
 #include <osmocom/vty/logging.h>
+#include <osmocom/vty/misc.h>
 #include <osmocom/vty/telnet_interface.h>
 #include <osmocom/vty/vty.h>
 
@@ -55,8 +56,10 @@ static int add_gsmtaplog_target(const char *host)
 	if (!t)
 		return -errno;
 	log_set_all_filter(t, 1);
+	/* as `logging level set-all debug` does: log_set_category_filter()
+	 * takes subsystem numbers, which do not reach the library's categories */
 	for (unsigned int i = 0; i < osmo_log_info->num_cat; i++)
-		log_set_category_filter(t, i, 1, LOGL_DEBUG);
+		t->categories[i] = (struct log_category){ .loglevel = LOGL_DEBUG, .enabled = 1 };
 	log_add_target(t);
 	return 0;
 }
@@ -116,6 +119,7 @@ int main(int argc, char **argv)
 		errx(1, "log_init failed");
 	vty_init(&app);
 	logging_vty_add_cmds();
+	osmo_talloc_vty_add_cmds();
 	install_element(ENABLE_NODE, &lines_cmd);
 	install_element(ENABLE_NODE, &gsmtaplog_cmd);
 	rc = add_gsmtaplog_target(host);

@@ -9,7 +9,7 @@
 # Each program gets a config in $T with `log gsmtap 127.0.0.1` and a `log file`
 # target at the same levels, whose header match.py reads back:
 #   osmo_program hlr|mgw|rebuilt    choose; sets OSMO_BIN, OSMO_LABEL, OSMO_IDENT, OSMO_VTY
-#   osmo_start [VAR=VALUE...]       start it (the real ones under the shim); sets OSMO_PID
+#   osmo_start [--no-shim] [VAR=VALUE...]  start it (the real ones under the shim); sets OSMO_PID
 #   osmo_activity [ROUNDS]          make it log: VTY commands, MGCP calls or `lines`
 #   osmo_stop                       SIGTERM, and wait (OSMO_PID stays for the checks)
 
@@ -59,6 +59,10 @@ osmo_config() {
 osmo_start() {
 	local args=(-c "$T/$OSMO_NAME.cfg") shim=(LD_PRELOAD="$PRELOAD")
 
+	if [ "${1:-}" = --no-shim ]; then
+		shim=()
+		shift
+	fi
 	case $OSMO_NAME in
 	hlr) args+=(-l "$T/hlr.db") ;;
 	rebuilt) args+=(-v "$OSMO_VTY") shim=() ;;
@@ -74,10 +78,14 @@ osmo_start() {
 	bail "$OSMO_BIN: no VTY on port $OSMO_VTY after 10 s"
 }
 
+# A daemonized program is not this shell's child: wait for it by its pid.
 osmo_stop() {
 	[ -n "${OSMO_UP:-}" ] || return 0
 	kill -TERM "$OSMO_PID" 2>/dev/null
 	wait "$OSMO_PID" 2>/dev/null
+	while kill -0 "$OSMO_PID" 2>/dev/null; do
+		sleep 0.1
+	done
 	OSMO_UP=
 }
 

@@ -43,9 +43,9 @@ def read_prompt(sock):
         if not chunk:
             break
         buf += chunk
-        clean = strip_telnet(buf)
-        if PROMPT.search(clean):
-            return PROMPT.sub(b"", clean)
+        # The prompt ends the answer; look only at the tail of a long one.
+        if PROMPT.search(strip_telnet(buf[-256:])):
+            return PROMPT.sub(b"", strip_telnet(buf))
     sys.exit(f"vty.py: no prompt from the VTY; got {strip_telnet(buf)[-200:]!r}")
 
 

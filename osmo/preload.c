@@ -49,6 +49,23 @@ static void warn(const char *has, const char *how)
 		has, how, GSMTAPLOG_OSMO_SONAME, GSMTAPLOG_OSMO_RELEASE);
 }
 
+/* libosmocore's function: the next definition after the shim when it is
+ * preloaded; when a program dlopen()s it instead (the benchmark does), the
+ * shim is not in the global scope and the first definition there is it. */
+static create_gsmtap_fn *find_original(void)
+{
+	void *f = dlsym(RTLD_NEXT, "log_target_create_gsmtap");
+	Dl_info found, self;
+
+	if (!f)
+		f = dlsym(RTLD_DEFAULT, "log_target_create_gsmtap");
+	/* Never this object's own (a static function tells where it is). */
+	if (!f || !dladdr(f, &found) || !dladdr((void *)find_original, &self) ||
+	    found.dli_fbase == self.dli_fbase)
+		return NULL;
+	return (create_gsmtap_fn *)f;
+}
+
 /* Decide once whether this process's libosmocore is the one the shim knows.
  * A process without libosmocore (a shell that inherited LD_PRELOAD) is left
  * alone without a word. */
@@ -57,7 +74,7 @@ static void check_cb(void)
 	const char *pretend = getenv("GSMTAPLOG_OSMO_PRETEND_SONAME");
 	char found[128];
 
-	original = (create_gsmtap_fn *)dlsym(RTLD_NEXT, "log_target_create_gsmtap");
+	original = find_original();
 	if (osmo_loaded_soname("log_target_create", found, sizeof(found)) == -ENOENT || !original)
 		return;
 	if (!found[0])

@@ -67,6 +67,9 @@ osmo_start() {
 	hlr) args+=(-l "$T/hlr.db") ;;
 	rebuilt) args+=(-v "$OSMO_VTY") shim=() ;;
 	esac
+	# Where systemd runs, installing the packages started their services.
+	(exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null &&
+		bail "port $OSMO_VTY is in use: another $OSMO_LABEL (systemctl stop $OSMO_LABEL)?"
 	env "${shim[@]}" "$@" "$OSMO_BIN" "${args[@]}" >"$T/$OSMO_NAME.out" 2>"$T/$OSMO_NAME.err" &
 	OSMO_PID=$!
 	OSMO_UP=1

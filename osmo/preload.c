@@ -5,7 +5,7 @@
  * The VTY command `log gsmtap HOST` lives in libosmovty, which calls
  * log_target_create_gsmtap() in libosmocore through its PLT; the dynamic
  * linker resolves that to the first definition in the process, which a
- * preloaded library provides.  The target it returns sets fields of
+ * preloaded library provides.  The target it makes fills in a
  * struct log_target, whose layout belongs to one libosmocore release; so at
  * start-up the shim reads the SONAME of the libosmocore in the process, and
  * on any other than the one it was built for it passes every call on to

@@ -92,6 +92,37 @@ osmo_stop() {
 	OSMO_UP=
 }
 
+# received: gsmtap-logd's count so far (a summary asked for with SIGUSR1); a
+# collector that is gone is a "Bail out!" that says how it ended.
+received() {
+	local status
+	if ! summary_after_usr1; then
+		wait "$LOGD_PID"
+		status=$?
+		bail "gsmtap-logd is gone (exit status $status): $(tail -n 3 "$T/logd.err" | tr '\n' ' ')"
+	fi
+	summary received
+}
+
+# file_matches TEXT_LOG [FILE_LOG]: whether each record of the file target is
+# the next datagram of OSMO_IDENT in gsmtap-logd's TEXT_LOG (match.py); sets
+# MATCHED (its report), RECORDS and PIDS (comma-separated).
+file_matches() {
+	local rc
+	MATCHED=$("$MATCH_PY" "${2:-$FILE_LOG}" "$1" "$OSMO_IDENT")
+	rc=$?
+	RECORDS=$(sed -n 's/^records=\([0-9]*\) .*/\1/p' <<<"$MATCHED")
+	PIDS=$(sed -n 's/.* pids=//p' <<<"$MATCHED")
+	return $rc
+}
+
+# collector_stop: stop_logd, and a "Bail out!" if gsmtap-logd had ended before.
+collector_stop() {
+	stop_logd
+	[ "$LOGD_STATUS" = 0 ] ||
+		bail "gsmtap-logd ended before its SIGTERM (exit status $LOGD_STATUS): $(tail -n 3 "$T/logd.err" | tr '\n' ' ')"
+}
+
 # vty COMMAND...: run commands on the program's VTY; fails the caller on a refused one.
 vty() {
 	"$VTY_PY" "$OSMO_VTY" "$@"

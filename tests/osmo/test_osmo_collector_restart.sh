@@ -23,7 +23,7 @@ is "$(ss -Hlun 'sport = :4729' | wc -l)" 0 "$OSMO_LABEL runs and nothing is boun
 start_logd -w "$T/live.pcapng" --text "$T/live.log"
 ok 0 "gsmtap-logd, started after $OSMO_LABEL, listens on [::]:4729"
 osmo_activity 3
-stop_logd
+collector_stop
 for _ in 1 2 3; do
 	osmo_activity 1
 	sleep 1
@@ -32,14 +32,14 @@ start_logd -w "$T/live.pcapng" --text "$T/live.log"
 osmo_activity 3
 osmo_stop
 sleep 0.5
-stop_logd
+collector_stop
 kill -INT "$DUMPCAP"
 wait "$DUMPCAP"
 
 # The witness: every record of the file target went out, numbered 1..N.
 "$LOGD" -r "$T/witness.pcapng" --text "$T/witness.log" 2>"$T/witness.err"
-"$MATCH_PY" "$FILE_LOG" "$T/witness.log" "$OSMO_IDENT" >"$T/match.txt"
-ok $? "every record of the file target was sent, as a datagram with its fields: $(cat "$T/match.txt")"
+file_matches "$T/witness.log"
+ok $? "every record of the file target was sent, as a datagram with its fields: $MATCHED"
 osmo_frames "$T/witness.pcapng" >"$T/witness.tsv"
 sent=$(wc -l <"$T/witness.tsv")
 cut -f2 "$T/witness.tsv" | consecutive 1

@@ -24,13 +24,12 @@ OSMO_UP=1
 osmo_activity 5
 ok $? "the daemon (pid $OSMO_PID) serves its VTY"
 osmo_stop
-stop_logd
+collector_stop
 
-"$MATCH_PY" "$FILE_LOG" "$T/out.log" "$OSMO_IDENT" >"$T/match.txt"
-ok $? "every record of the file target, before and after the fork, arrives in order: $(cat "$T/match.txt")"
-pids=$(sed -n 's/.* pids=//p' "$T/match.txt")
-is "$(tr ',' '\n' <<<"$pids" | grep -c -x "$OSMO_PID")" 1 "the daemon's lines carry its pid ($OSMO_PID) ..."
-is "$(tr "," "\n" <<<"$pids" | wc -l)" 2 "two pids: the parent's before the fork, the daemon's after ($pids)"
+file_matches "$T/out.log"
+ok $? "every record of the file target, before and after the fork, arrives in order: $MATCHED"
+is "$(tr ',' '\n' <<<"$PIDS" | grep -c -x "$OSMO_PID")" 1 "the daemon's lines carry its pid ($OSMO_PID) ..."
+is "$(tr ',' '\n' <<<"$PIDS" | wc -l)" 2 "two pids: the parent's before the fork, the daemon's after ($PIDS)"
 is "$(summary streams)" 2 "gsmtap-logd: two streams"
 is "$(summary lost)" 0 "gsmtap-logd: lost=0"
 

@@ -11,14 +11,14 @@ osmo_start
 osmo_activity 10
 ok $? "$OSMO_LABEL: ten rounds of activity through its VTY or MGCP"
 osmo_stop
-stop_logd
+collector_stop
 
-"$MATCH_PY" "$FILE_LOG" "$T/out.log" "$OSMO_IDENT" >"$T/match.txt"
-ok $? "each record of the file target is the next datagram in gsmtap-logd's text, same subsys, level, file:line, text: $(cat "$T/match.txt")"
-records=$(sed -n 's/^records=\([0-9]*\) .*/\1/p' "$T/match.txt")
+file_matches "$T/out.log"
+ok $? "each record of the file target is the next datagram in gsmtap-logd's text, same subsys, level, file:line, text: $MATCHED"
+records=$RECORDS
 [ "${records:-0}" -ge 100 ]
 ok $? "at least 100 records ($records)"
-is "$(sed -n 's/.* pids=//p' "$T/match.txt")" "$OSMO_PID" "every datagram carries the program's pid"
+is "$PIDS" "$OSMO_PID" "every datagram carries the program's pid"
 is "$(summary received)" "$records" "gsmtap-logd received one datagram per record"
 is "$(summary streams)" 1 "one stream"
 src=$(grep -o "src=[^ ]* ident=$OSMO_IDENT " "$T/logd.err" | head -n 1 | sed 's/src=\([^ ]*\) .*/\1/')

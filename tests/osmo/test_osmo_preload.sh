@@ -32,9 +32,15 @@ received() {
 	cat "$T/$1.out"
 }
 
-# sink_bound PORT: sockets bound to 127.0.0.1:PORT and not connected (a sink).
-sink_bound() {
-	ss -Hlun "sport = :$1" | wc -l
+# sinks_while PORT COMMAND...: the sockets bound to 127.0.0.1:PORT and not
+# connected (a sink) while COMMAND, which holds its target for 1.5 s, runs.
+sinks_while() {
+	local port=$1
+	shift
+	"$@" &
+	sleep 0.5
+	ss -Hlun "sport = :$port" | wc -l
+	wait
 }
 
 SHIM_ENV=()
@@ -51,15 +57,11 @@ is "$(awk -F'\t' '$9 ~ /^long:/ { print gsub(/L/, "", $9) }' "$T/active.tsv")" 4
 
 # No sink socket: nothing of osmo-sender's is bound to the collector's address.
 port=$(free_udp_port)
-sender nosink "$port" -n 1 -w 1500 &
-sleep 0.5
-is "$(sink_bound "$port")" 0 "under the shim: nothing bound to 127.0.0.1:$port (no sink socket)"
-wait
+is "$(sinks_while "$port" sender nosink "$port" -n 1 -w 1500)" 0 \
+	"under the shim: nothing bound to 127.0.0.1:$port (no sink socket)"
 port=$(free_udp_port)
-"$OSMO_SENDER" -p "$port" -n 1 -w 1500 &
-sleep 0.5
-is "$(sink_bound "$port")" 1 "without the shim: libosmocore binds its sink to 127.0.0.1:$port"
-wait
+is "$(sinks_while "$port" "$OSMO_SENDER" -p "$port" -n 1 -w 1500)" 1 \
+	"without the shim: libosmocore binds its sink to 127.0.0.1:$port"
 
 # Another libosmocore (simulated): one line of warning, then libosmocore's own target.
 SHIM_ENV=(GSMTAPLOG_OSMO_PRETEND_SONAME=libosmocore.so.99)
@@ -72,10 +74,8 @@ received sink-fallback >"$T/fallback.tsv"
 is "$(wc -l <"$T/fallback.tsv")" 26 "its 26 lines arrive"
 is "$(cut -f2 "$T/fallback.tsv" | sort -u | paste -sd,)" 0 "... from libosmocore's own target: seq 0"
 port=$(free_udp_port)
-sender fallback-sink "$port" -n 1 -w 1500 &
-sleep 0.5
-is "$(sink_bound "$port")" 1 "... which binds its sink to 127.0.0.1:$port, as without the shim"
-wait
+is "$(sinks_while "$port" sender fallback-sink "$port" -n 1 -w 1500)" 1 \
+	"... which binds its sink to 127.0.0.1:$port, as without the shim"
 
 # The variable can only make the check fail: the supported name changes nothing.
 SHIM_ENV=(GSMTAPLOG_OSMO_PRETEND_SONAME=libosmocore.so.19)

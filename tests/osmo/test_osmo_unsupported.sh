@@ -22,7 +22,7 @@ run() {
 	osmo_start "$@"
 	osmo_activity 3 || bail "$name: the activity failed"
 	osmo_stop
-	stop_logd
+	collector_stop
 	cp "$T/$OSMO_NAME.err" "$T/$name.err"
 	cp "$FILE_LOG" "$T/$name.file.log"
 	osmo_frames "$T/$name.pcapng" >"$T/$name.tsv"
@@ -44,8 +44,8 @@ is "$(bind_line "$T/fallback.err")" "unable to bind socket:127.0.0.1:4729: Addre
 	"with the fallback, libosmocore's sink socket is tried, as without the shim"
 is "$(bind_line "$T/plain.err")" "$(bind_line "$T/fallback.err")" "the same message without the shim"
 is "$(cut -f2 "$T/fallback.tsv" | sort -u | paste -sd,)" "" "with the fallback, no datagram has a sequence number"
-"$MATCH_PY" "$T/fallback.file.log" "$T/fallback.log" "$OSMO_IDENT" >"$T/match.txt"
-ok $? "with the fallback, every record of the file target arrives: $(cat "$T/match.txt")"
+file_matches "$T/fallback.log" "$T/fallback.file.log"
+ok $? "with the fallback, every record of the file target arrives: $MATCHED"
 
 # The same datagrams as without the shim: as many, from the same places.
 places() {

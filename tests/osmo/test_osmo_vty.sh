@@ -44,11 +44,6 @@ vty_lines() {
 	vty enable "${cmds[@]}"
 }
 
-received() {
-	summary_after_usr1 || bail "gsmtap-logd gave no summary"
-	summary received
-}
-
 # Where the program's talloc report shows its log targets.
 case $OSMO_NAME in
 hlr) OSMO_TALLOC=all ;;
@@ -66,20 +61,23 @@ is "$(talloc_count gsmtaplog_osmo_sink)" 1 "talloc: one gsmtaplog_osmo_sink, ins
 targets=$(talloc_count 'struct log_target')
 fds=$(sockets)
 osmo_activity 1
-first=$(received)
+received >/dev/null
+first=$(summary received)
 [ "$first" -gt 0 ]
 ok $? "lines arrive ($first)"
 
 vty_lines no_target_cmds >/dev/null
 ok $? "no log gsmtap 127.0.0.1: accepted"
-before=$(received)	# the VTY session's own lines went out until the target was gone
+received >/dev/null	# the VTY session's own lines went out until the target was gone
+before=$(summary received)
 is "$(gsmtap_block)" "" "write terminal: no 'log gsmtap' any more"
 is "$(sockets)" $((fds - 1)) "its socket is closed ($fds sockets before, one less now)"
 is "$(talloc_count gsmtaplog_osmo_sink)" 0 "talloc: the sink is freed"
 is "$(talloc_count 'struct log_target')" $((targets - 1)) "talloc: the target is freed"
 lines_before=$(wc -l <"$FILE_LOG")
 osmo_activity 2
-is "$(received)" "$before" "no datagram arrives while there is no target"
+received >/dev/null
+is "$(summary received)" "$before" "no datagram arrives while there is no target"
 lines_after=$(wc -l <"$FILE_LOG")
 [ "$lines_after" -gt "$lines_before" ]
 ok $? "while the file target logs on ($lines_before, then $lines_after lines)"
@@ -90,7 +88,7 @@ is "$(gsmtap_block | head -n 1)" "log gsmtap 127.0.0.1" "write terminal: 'log gs
 is "$(sockets)" "$fds" "one socket again"
 osmo_activity 1
 osmo_stop
-stop_logd
+collector_stop
 is "$(summary streams)" 2 "gsmtap-logd: the new target is a second stream"
 osmo_frames "$T/out.pcapng" >"$T/frames.tsv"
 new_port=$(tail -n 1 "$T/frames.tsv" | cut -f1)

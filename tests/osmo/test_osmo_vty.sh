@@ -87,6 +87,30 @@ ok $? "a new gsmtap target at run time: accepted"
 is "$(gsmtap_block | head -n 1)" "log gsmtap 127.0.0.1" "write terminal: 'log gsmtap 127.0.0.1' again"
 is "$(sockets)" "$fds" "one socket again"
 osmo_activity 1
+
+# Levels at run time: force-all fatal silences the target, and back.
+vty enable "configure terminal" "log gsmtap 127.0.0.1" "logging level force-all fatal" "end" >/dev/null
+ok $? "logging level force-all fatal, under log gsmtap 127.0.0.1: accepted"
+received >/dev/null
+before=$(summary received)
+lines_before=$(wc -l <"$FILE_LOG")
+osmo_activity 1
+fatal=$(tail -n +$((lines_before + 1)) "$FILE_LOG" | grep -c '^D[^ ]* FATAL ')
+received >/dev/null
+is "$(summary received)" $((before + fatal)) "at force-all fatal only the file target's $fatal FATAL lines of that time are sent"
+vty enable "configure terminal" "log gsmtap 127.0.0.1" "no logging level force-all" "end" >/dev/null
+osmo_activity 1
+received >/dev/null
+[ "$(summary received)" -gt "$before" ]
+ok $? "no logging level force-all: lines are sent again ($before, then $(summary received))"
+
+# The other VTY commands that read the targets.
+vty "logging enable" "show logging vty" >"$T/show.txt"
+ok $? "show logging vty: accepted"
+is "$(head -n 1 "$T/show.txt" | sed 's/^ *//; s/:.*//')" "Global Loglevel" "show logging vty: the VTY's own settings, as ever"
+vty enable "write file" >/dev/null
+ok $? "write file: accepted"
+is "$(grep -c '^log gsmtap 127.0.0.1$' "$T/$OSMO_NAME.cfg")" 1 "write file: the config file has 'log gsmtap 127.0.0.1'"
 osmo_stop
 collector_stop
 is "$(summary streams)" 2 "gsmtap-logd: the new target is a second stream"
@@ -99,6 +123,7 @@ ok $? "the new target numbers its lines from 1, in order"
 is "$(awk -F'\t' '{ n += $3 } END { print n + 0 }' "$T/frames.tsv")" 0 "the plugin counts no loss in either stream"
 
 # Many times over, in one run: nothing accumulates.
+osmo_config >"$T/$OSMO_NAME.cfg"	# as it was before `write file`
 osmo_start
 fds=$(sockets)
 targets=$(talloc_count 'struct log_target')

@@ -1,9 +1,12 @@
-/* sender_latency.c: benchmark: the latency of each log call, libgsmtaplog against bare sendmsg(), libosmocore and syslog. */
+/* sender_latency.c: benchmark: the latency of each log call, libgsmtaplog against bare sendmsg(), libosmocore's targets, ours in libosmocore, and syslog. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-r]
+ * Usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-S SEND_STALL_MS] [-r] [-P SHIM]
  *   -r  run at SCHED_FIFO priority 10 (root), so that other processes on a
  *       busy machine cannot preempt the measurement and pollute the tail
+ *   -P  libgsmtaplog-osmo-preload.so: LOGP() through the target that its
+ *       log_target_create_gsmtap() makes (dlopen()ed: the same code that
+ *       LD_PRELOAD puts into a program)
  *
  * Every system logs the same CALLS lines of 1..512 bytes (deterministic
  * pseudo-random lengths, each ending in '\n').  The systems take turns in
@@ -17,7 +20,14 @@
  * The UDP systems each send to a socket of their own, read by one receiver
  * thread; the pipe's reader takes 4 kB per millisecond, a slow terminal or
  * journal.  The main thread runs on CPU 0 and the collectors on the last CPU.
+ *
+ * Every recorded call's heap allocations are counted (alloc-count.c wraps
+ * malloc() and friends in this executable).  At the end, each LOGP() system
+ * to UDP logs once more, in a child whose send path is stalled for
+ * SEND_STALL_MS (send_path_stall.c): a blocking target waits as long as the
+ * path does.  500 ms by default, to stay inside the real-time budget at -r.
  */
+#include <dlfcn.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -40,8 +50,11 @@
 #include <osmocom/core/utils.h>
 
 #include <gsmtaplog/gsmtaplog.h>
+#include <gsmtaplog/osmo.h>
 
+#include "alloc-count.h"
 #include "latency.h"
+#include "send_path_stall.h"
 #include "wire.h"
 
 #define LINES		4096	/* distinct lines, reused in order */
@@ -53,6 +66,7 @@
 #define NO_COLLECTOR	-1
 #define PIPE_COLLECTOR	100	/* collector id of the pipe; UDP collectors are 0.. */
 #define MAX_UDP		8
+#define MAX_SYSTEMS	10
 
 enum { DBENCH };
 
@@ -64,6 +78,9 @@ static const struct log_info log_info = { .cat = categories, .num_cat = ARRAY_SI
 
 struct system;
 typedef int (*call_fn)(struct system *sys, const char *line, size_t len);
+typedef struct log_target *make_target_fn(uint16_t port);
+typedef struct log_target *create_gsmtap_fn(const char *host, uint16_t port, const char *ident,
+					    bool ofd_wq_mode, bool add_sink);
 
 /*! One way of getting a line out, and what it measured. */
 struct system {
@@ -73,12 +90,16 @@ struct system {
 	int collector;			/*!< UDP receiver index, PIPE_COLLECTOR or NO_COLLECTOR */
 	int fd;				/*!< bare socket, or the fd that becomes stderr */
 	struct log_target *target;	/*!< libosmocore target attached for this system's turns */
+	make_target_fn *make_target;	/*!< how target was made, for the stalled send path */
 	struct gsmtaplog *sender;
 	struct latency lat;
 	uint64_t total;			/*!< every call, warm-up and stall included */
 	uint64_t calls, errors;		/*!< the recorded calls */
 	uint64_t stall_calls, stall_errors, stall_max, stall_lost;
 	bool stall_lost_known;
+	uint64_t allocs;		/*!< heap allocations in the recorded calls */
+	struct send_path_stall path[2];	/*!< LOGP() with the send path free [0] and stalled [1] */
+	int path_rc;			/*!< 0: path holds results; else why not */
 };
 
 /*! The collectors' shared state: the main thread stalls one of them at a time. */
@@ -92,6 +113,7 @@ static struct {
 	atomic_bool stop;
 } col = { .stalled = NO_COLLECTOR };
 
+static create_gsmtap_fn *shim_create_gsmtap;	/*!< the shim's, from -P */
 static uint8_t floor_prefix[WIRE_PREFIX_LEN];
 static char *line_buf;
 static const char *line_ptr[LINES];
@@ -259,6 +281,12 @@ static int logp_cb(struct system *sys, const char *line, size_t len)
 	return 0;
 }
 
+/* What the child of send_path_stall() logs, through the one target it attached. */
+static void stall_line_cb(int i)
+{
+	LOGP(DBENCH, LOGL_NOTICE, "%s", line_ptr[i % LINES]);
+}
+
 static int syslog_cb(struct system *sys, const char *line, size_t len)
 {
 	(void)sys;
@@ -297,6 +325,8 @@ static uint64_t timed_call(struct system *sys, int i, int *rc)
 
 static void run_batch(struct system *sys, int first, int count, bool record)
 {
+	uint64_t allocs = alloc_count();
+
 	attach(sys);
 	for (int i = first; i < first + count; i++) {
 		int rc;
@@ -309,6 +339,8 @@ static void run_batch(struct system *sys, int first, int count, bool record)
 		sys->errors += rc != 0;
 	}
 	detach(sys);
+	if (record)
+		sys->allocs += alloc_count() - allocs;
 }
 
 /* Wait until a UDP collector has taken everything queued for it. */
@@ -422,6 +454,55 @@ static struct gsmtaplog *open_sender(uint16_t port)
 	return s;
 }
 
+/* The three ways a LOGP() line reaches UDP; each target is added by attach(). */
+static struct log_target *all_filter(struct log_target *t, const char *what)
+{
+	if (!t)
+		errx(1, "%s failed", what);
+	log_set_all_filter(t, 1);
+	return t;
+}
+
+/* libosmocore 1.7's own, as osmo programs run it: blocking socket, direct write(). */
+static struct log_target *osmo_gsmtap_target(uint16_t port)
+{
+	return all_filter(log_target_create_gsmtap("127.0.0.1", port, "bench", false, false),
+			  "log_target_create_gsmtap");
+}
+
+static struct log_target *gsmtaplog_osmo_target(uint16_t port)
+{
+	char service[8];
+
+	snprintf(service, sizeof(service), "%u", port);
+	return all_filter(gsmtaplog_osmo_target_create("127.0.0.1", service, "bench"),
+			  "gsmtaplog_osmo_target_create");
+}
+
+static struct log_target *shim_target(uint16_t port)
+{
+	return all_filter(shim_create_gsmtap("127.0.0.1", port, "bench", false, false),
+			  "the shim's log_target_create_gsmtap");
+}
+
+static struct system osmo_udp_system(const char *name, make_target_fn *make)
+{
+	uint16_t port;
+	int id = udp_collector(&port);
+
+	return (struct system){ .name = name, .call = logp_cb, .collector = id, .fd = -1,
+				.target = make(port), .make_target = make };
+}
+
+/* dlopen(), not LD_PRELOAD: the benchmark keeps libosmocore's own function too. */
+static void load_shim(const char *path)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h || !(shim_create_gsmtap = (create_gsmtap_fn *)dlsym(h, "log_target_create_gsmtap")))
+		errx(1, "-P %s: %s", path, dlerror());
+}
+
 static struct log_target *osmo_stderr_target(void)
 {
 	struct log_target *t = log_target_create_stderr();
@@ -456,13 +537,17 @@ static int make_systems(struct system *sys)
 	sys[n++] = (struct system){ .name = "gsmtaplog_printf", .call = gsmtaplog_printf_cb, .sees_drops = true,
 				    .collector = id, .fd = -1, .sender = open_sender(port) };
 
-	/* libosmocore as osmo programs run it: blocking socket, direct write(). */
-	id = udp_collector(&port);
-	sys[n] = (struct system){ .name = "osmo_gsmtap", .call = logp_cb, .collector = id, .fd = -1,
-				  .target = log_target_create_gsmtap("127.0.0.1", port, "bench", false, false) };
-	if (!sys[n].target)
-		errx(1, "log_target_create_gsmtap");
-	log_set_all_filter(sys[n++].target, 1);
+	sys[n++] = osmo_udp_system("osmo_gsmtap", osmo_gsmtap_target);
+	sys[n++] = osmo_udp_system("osmo_gsmtaplog", gsmtaplog_osmo_target);
+	if (shim_create_gsmtap) {
+		sys[n] = osmo_udp_system("osmo_gsmtaplog_shim", shim_target);
+		/* On a libosmocore it does not know, the shim hands out libosmocore's own. */
+		if (sys[n].target->raw_output == sys[n - 2].target->raw_output)
+			errx(1, "the shim made libosmocore's own target: see its warning above");
+		n++;
+	} else {
+		printf("osmo_gsmtaplog_shim: skipped (no -P)\n");
+	}
 
 	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	file_fd = mkostemp(path, O_CLOEXEC);
@@ -516,10 +601,8 @@ static void report(struct system *sys, int n)
 {
 	uint64_t floor50, floor999;
 
-	for (int i = 0; i < n; i++) {
-		latency_finish(&sys[i].lat);
+	for (int i = 0; i < n; i++)
 		latency_print_hist(&sys[i].lat, sys[i].name, stdout);
-	}
 	floor50 = latency_pct(&sys[0].lat, 0.5);
 	floor999 = latency_pct(&sys[0].lat, 0.999);
 
@@ -537,6 +620,26 @@ static void report(struct system *sys, int n)
 			printf(" lost=%" PRIu64, s->stall_lost);
 		printf("\n");
 	}
+	printf("stalled send path: each LOGP() system to UDP logs for the stall and 100 ms more, in a network "
+	       "namespace whose lo holds every datagram until the stall ends (stalled), or not (free); "
+	       "over = calls longer than the system's p99.9 above\n");
+	for (int i = 0; i < n; i++) {
+		const struct system *s = &sys[i];
+
+		if (!s->make_target)
+			continue;
+		if (s->path_rc) {
+			printf("  %-22s not measured: %s\n", s->name, strerror(s->path_rc));
+			continue;
+		}
+		for (int stalled = 0; stalled < 2; stalled++) {
+			const struct send_path_stall *p = &s->path[stalled];
+
+			printf("  %-22s %-7s calls=%" PRIu64 " max_ns=%" PRIu64 " (at %" PRIu64 " ms) over_p999=%"
+			       PRIu64 " (%.4f %%) over_ms=%.1f\n", s->name, stalled ? "stalled" : "free",
+			       p->calls, p->max_ns, p->max_at_ms, p->over, 100.0 * p->over / p->calls, p->over_ns / 1e6);
+		}
+	}
 	printf("\nsummary (ratios against bare_sendmsg in this run; dropped = the caller saw it, lost = never received):\n");
 	for (int i = 0; i < n; i++) {
 		const struct system *s = &sys[i];
@@ -551,31 +654,38 @@ static void report(struct system *sys, int n)
 		print_drops(s, "dropped", s->errors);
 		if (s->collector >= 0 && s->collector != PIPE_COLLECTOR)
 			printf(" lost=%" PRIu64, s->total - atomic_load(&col.received[s->collector]));
-		printf(" stall_max_ns=%" PRIu64 "\n", s->stall_max);
+		printf(" stall_max_ns=%" PRIu64, s->stall_max);
+		printf(" allocs_per_line=%.3f", (double)s->allocs / s->calls);
+		if (s->make_target && !s->path_rc)
+			printf(" sendpath_free_max_ns=%" PRIu64 " sendpath_stalled_max_ns=%" PRIu64,
+			       s->path[0].max_ns, s->path[1].max_ns);
+		printf("\n");
 	}
 }
 
 int main(int argc, char **argv)
 {
-	int calls = 200000, batch = 1000, stall_ms = 1000, opt, n, stderr_copy;
+	int calls = 200000, batch = 1000, stall_ms = 1000, send_stall_ms = 500, opt, n, stderr_copy;
 	bool realtime = false;
-	struct system sys[8];
+	struct system sys[MAX_SYSTEMS];
 	pthread_t rx_thread, pipe_thread;
 
-	while ((opt = getopt(argc, argv, "n:b:s:r")) != -1) {
+	while ((opt = getopt(argc, argv, "n:b:s:S:rP:")) != -1) {
 		switch (opt) {
 		case 'n': calls = atoi(optarg); break;
 		case 'b': batch = atoi(optarg); break;
 		case 's': stall_ms = atoi(optarg); break;
+		case 'S': send_stall_ms = atoi(optarg); break;
 		case 'r': realtime = true; break;
-		default: errx(2, "usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-r]");
+		case 'P': load_shim(optarg); break;
+		default: errx(2, "usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-S SEND_STALL_MS] [-r] [-P SHIM]");
 		}
 	}
-	if (calls < 1 || batch < 1 || stall_ms < 0)
-		errx(2, "CALLS and BATCH must be positive, STALL_MS not negative");
+	if (calls < 1 || batch < 1 || stall_ms < 0 || send_stall_ms < 0)
+		errx(2, "CALLS and BATCH must be positive, STALL_MS and SEND_STALL_MS not negative");
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("sender_latency: calls=%d per system, batch=%d, lines of 1..%d bytes, stall=%d ms\n",
-	       calls, batch, LINE_MAX_LEN, stall_ms);
+	printf("sender_latency: calls=%d per system, batch=%d, lines of 1..%d bytes, stall=%d ms, send path stall=%d ms\n",
+	       calls, batch, LINE_MAX_LEN, stall_ms, send_stall_ms);
 	print_environment();
 	/* Set before the collector threads start, so that they inherit it. */
 	if (realtime && sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 }))
@@ -622,6 +732,14 @@ int main(int argc, char **argv)
 	pthread_join(pipe_thread, NULL);
 	dup2(stderr_copy, STDERR_FILENO);
 
+	for (int i = 0; i < n; i++)
+		latency_finish(&sys[i].lat);
+	/* Now that this process has one thread: each child forks from it alone. */
+	for (int i = 0; i < n; i++) {
+		for (int stalled = 0; stalled < 2 && sys[i].make_target && !sys[i].path_rc; stalled++)
+			sys[i].path_rc = send_path_stall(sys[i].make_target, stall_line_cb, send_stall_ms, stalled,
+							 latency_pct(&sys[i].lat, 0.999), &sys[i].path[stalled]);
+	}
 	report(sys, n);
 	for (int i = 0; i < n; i++)
 		latency_free(&sys[i].lat);

@@ -36,6 +36,9 @@
  * breaks the rules is given up, never followed out of bounds.
  */
 
+/* Where drainers listen by default: the library's GSMTAPLOG_DRAINER_SOCKET. */
+#define SHMRING_SOCKET		"/run/gsmtaplog/drainer.sock"
+
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
 #define SHMRING_VERSION		1
 #define SHMRING_PAGE		4096u

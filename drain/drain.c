@@ -536,6 +536,7 @@ static size_t read_ring(struct ring *r, size_t budget, drain_line_cb cb, void *c
 
 		switch (shmring_read(&r->pub.rd, &line, skip_now(r, over, now))) {
 		case SHMRING_LINE:
+			r->pub.line_start = before;
 			if (!cb(ctx, &r->pub, &line)) {
 				r->pub.rd.cur = before;
 				return taken;

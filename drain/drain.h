@@ -37,6 +37,7 @@ struct drain_ring {
 	uid_t uid;
 	uint64_t lines;			/*!< lines read from it */
 	uint64_t ring_drops;		/*!< lines its producer dropped (ring full), since some drainer last counted */
+	struct shmring_cursor line_start;	/*!< during drain_line_cb: the cursor before the line */
 	void *user;			/*!< the user's per-ring state (the agent's socket) */
 };
 

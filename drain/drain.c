@@ -299,13 +299,26 @@ static bool port_used(const struct drain *d, uint32_t port)
 
 /* The ring keeps the number a drainer gave it before, so that its lines keep
  * their source across drainer restarts, unless another ring has it now. */
+static uint16_t next_port(struct drain *d)
+{
+	uint16_t port = d->next_port;
+
+	d->next_port = port == 65535 ? 1 : port + 1;
+	return port;
+}
+
+/* A new ring gets the next number not taken: numbers are not given again
+ * soon, so that a collector does not take a new producer for an old one. */
 static uint16_t pick_port(struct drain *d, uint32_t asked)
 {
+	uint16_t port;
+
 	if (asked >= 1 && asked <= 65535 && !port_used(d, asked))
 		return (uint16_t)asked;
-	while (port_used(d, d->next_port))
-		d->next_port = d->next_port == 65535 ? 1 : d->next_port + 1;
-	return d->next_port;
+	do
+		port = next_port(d);
+	while (port_used(d, port));
+	return port;
 }
 
 static bool same_ring_held(const struct drain *d, const struct ring *r)

@@ -101,57 +101,17 @@ static uint64_t shm_lines(const struct transport *t)
 
 /* ---- the rendezvous ---- */
 
-/* Offer the ring to the drainer: the hello with the memfd, then its answer.
- * \returns the connection the drainer holds the ring by, or -errno */
+/* Offer the ring to the drainer.  \returns the connection the drainer holds
+ * the ring by, or -errno */
 static int offer(struct shm *m, int answer_ms)
 {
-	const struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = SHMRING_VERSION,
-					     .total_len = m->map_len };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control = { 0 };
-	struct iovec iov = { (void *)&hello, sizeof(hello) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	struct pollfd pfd[2];
-	int32_t answer;
-	int fd, rc;
+	int fd = shmring_offer(&m->addr, m->addr_len, m->memfd, m->map_len, answer_ms, m->stop);
 
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &m->memfd, sizeof(int));
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&m->addr, m->addr_len) || sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)
-		goto fail;
-	/* close() may want the thread back meanwhile. */
-	pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = m->stop, .events = POLLIN };
-	rc = poll(pfd, 2, answer_ms);
-	if (rc <= 0 || !pfd[0].revents) {
-		errno = rc < 0 ? errno : rc ? ECANCELED : ETIMEDOUT;
-		goto fail;
+	if (fd >= 0) {
+		atomic_fetch_add_explicit(&m->attaches, 1, memory_order_relaxed);
+		atomic_store_explicit(&m->attached, 1, memory_order_release);
 	}
-	rc = recv(fd, &answer, sizeof(answer), 0);
-	if (rc != sizeof(answer)) {
-		errno = rc < 0 ? errno : ECONNRESET;
-		goto fail;
-	}
-	if (answer) {
-		errno = answer > 0 ? answer : EPROTO;
-		goto fail;
-	}
-	atomic_fetch_add_explicit(&m->attaches, 1, memory_order_relaxed);
-	atomic_store_explicit(&m->attached, 1, memory_order_release);
 	return fd;
-fail:
-	rc = -errno;
-	close(fd);
-	return rc;
 }
 
 /* Sleep \a ms, or less if close() asks the thread to end.  \returns true to end */

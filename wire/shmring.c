@@ -2,7 +2,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "shmring.h"
 
@@ -115,6 +119,57 @@ void shmring_reserve(struct shmring_producer *p, uint32_t len, struct shmring_cl
 	c->rec = room ? p->data + (size_t)(start & (p->data_units - 1)) * SHMRING_UNIT : NULL;
 	if (!room)
 		atomic_fetch_add_explicit(&p->hdr->dropped, 1, memory_order_relaxed);
+}
+
+/* ---- the rendezvous ---- */
+
+int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
+		  int answer_ms, int stop_fd)
+{
+	const struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = SHMRING_VERSION,
+					     .total_len = total_len };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control = { 0 };
+	struct iovec iov = { (void *)&hello, sizeof(hello) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	struct pollfd pfd[2];
+	int32_t answer;
+	int fd, rc;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)addr, addr_len) || sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)
+		goto fail;
+	pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
+	rc = poll(pfd, stop_fd >= 0 ? 2 : 1, answer_ms);
+	if (rc <= 0 || !pfd[0].revents) {
+		errno = rc < 0 ? errno : rc ? ECANCELED : ETIMEDOUT;
+		goto fail;
+	}
+	rc = (int)recv(fd, &answer, sizeof(answer), 0);
+	if (rc != sizeof(answer)) {
+		errno = rc < 0 ? errno : ECONNRESET;
+		goto fail;
+	}
+	if (answer) {
+		errno = answer > 0 ? answer : EPROTO;
+		goto fail;
+	}
+	return fd;
+fail:
+	rc = -errno;
+	close(fd);
+	return rc;
 }
 
 /* ---- the drainer ---- */

@@ -136,6 +136,16 @@ struct shmring_hello {
 	uint64_t total_len;	/*!< bytes of the memfd */
 };
 
+struct sockaddr_un;
+
+/*! The producer's side of the rendezvous: offer the ring in \a memfd
+ *  (\a total_len bytes) to the drainer listening on \a addr, and wait up to
+ *  \a answer_ms for its answer, or less if \a stop_fd (-1: none) becomes readable.
+ *  \returns the connection the drainer holds the ring by (close-on-exec), or
+ *           -errno: the drainer's refusal, ETIMEDOUT, ECANCELED, or the socket's */
+int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
+		  int answer_ms, int stop_fd);
+
 /*! Bytes of a ring with \a data_bytes of data: what to give ftruncate(). */
 size_t shmring_total_len(uint32_t data_bytes);
 

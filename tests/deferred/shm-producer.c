@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Usage: shm-producer -d SOCKET [-n LINES] [-r RATE] [-t THREADS] [-s RING] [-w FILE]
- *                     [-i IDENT] [-f HOST:PORT] [-k] [-p] [-S]
+ *                     [-i IDENT] [-f HOST:PORT] [-L LEN] [-k] [-p] [-m]
  *   -n LINES   lines per thread (default 1000; 0: until killed)
  *   -r RATE    lines per second per thread, paced by the clock (0: as fast as possible)
  *   -w FILE    the side channel: a file of one byte per line (thread 0 only), set to 1
@@ -11,7 +11,8 @@
  *   -f H:P     GSMTAPLOG_FALLBACK_DIRECT to H:P
  *   -k         after the lines, wait for a drainer to hold the ring (up to 10 s)
  *   -p         wait until a drainer holds the ring before the first line (up to 10 s)
- *   -S         print the stats line, close, and exit 0 (default); with -S absent too
+ *   -m         thread 0 brackets its lines with a getppid() call on each side (markers
+ *              in an strace log) and counts heap allocations in between ("mallocs M")
  * Line i of thread t reads "t=T n=I " padded with 'x' to a length of 1..LEN bytes
  * taken from a fixed xorshift sequence (-L LEN, default 64).  Prints "ready" on
  * standard error before the first line, and at the end
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,39 @@
 
 #include <gsmtaplog/gsmtaplog.h>
 
+/* Every allocation in the process goes through these (the executable's
+ * definitions come first in symbol lookup); they forward to glibc's. */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+
+static volatile bool counting;
+static atomic_long allocations;
+
+static void *counted(void *p)
+{
+	if (counting)
+		allocations++;
+	return p;
+}
+
+void *malloc(size_t size)
+{
+	return counted(__libc_malloc(size));
+}
+
+void *calloc(size_t n, size_t size)
+{
+	return counted(__libc_calloc(n, size));
+}
+
+void *realloc(void *p, size_t size)
+{
+	return counted(__libc_realloc(p, size));
+}
+
 static struct {
+	bool markers;
 	struct gsmtaplog *log;
 	long lines;
 	long rate;
@@ -55,6 +89,10 @@ static void *producer_cb(void *arg)
 	uint64_t start = now_ns();
 	char text[4200];
 
+	if (t == 0 && cfg.markers) {
+		counting = true;
+		getppid();
+	}
 	for (long i = 0; !cfg.lines || i < cfg.lines; i++) {
 		int n = snprintf(text, sizeof(text), "t=%ld n=%ld ", t, i);
 		int len;
@@ -72,6 +110,10 @@ static void *producer_cb(void *arg)
 		if (gsmtaplog_send(cfg.log, GSMTAPLOG_INFO, "TEST", "shm-producer.c", (unsigned int)i,
 				   text, (size_t)len) == 0 && t == 0 && cfg.side)
 			cfg.side[i] = 1;
+	}
+	if (t == 0 && cfg.markers) {
+		getppid();
+		counting = false;
 	}
 	return NULL;
 }
@@ -99,7 +141,7 @@ int main(int argc, char **argv)
 	struct gsmtaplog_stats st;
 	pthread_t tids[64];
 
-	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:L:kpS")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:L:kpm")) != -1) {
 		switch (opt) {
 		case 'd': o.drainer = optarg; break;
 		case 'n': cfg.lines = atol(optarg); break;
@@ -124,7 +166,7 @@ int main(int argc, char **argv)
 		}
 		case 'k': keep = true; break;
 		case 'p': pre = true; break;
-		case 'S': break;
+		case 'm': cfg.markers = true; break;
 		default: errx(2, "usage: see the comment at the top of shm-producer.c");
 		}
 	}
@@ -154,6 +196,8 @@ int main(int argc, char **argv)
 	if (keep && !wait_drainer(10))
 		warnx("no drainer holds the ring");
 	gsmtaplog_stats(cfg.log, &st);
+	if (cfg.markers)
+		printf("mallocs %ld\n", (long)allocations);
 	printf("sent %" PRIu64 " dropped %" PRIu64 " truncated %" PRIu64 " mode %u drainer %d attaches %" PRIu64
 	       " last_error %d\n", st.sent, st.dropped, st.truncated, st.mode, st.drainer, st.attaches,
 	       st.last_error);

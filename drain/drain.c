@@ -49,6 +49,7 @@ struct ring {
 	bool hup;			/*!< no process holds the producer's end any more */
 	bool dead;			/*!< the producer has exited */
 	bool broken;			/*!< the ring broke the layout: let it go */
+	bool finished;			/*!< read to its end (or broken): let go at the next release */
 	uint64_t hello_deadline;
 	uint64_t drops_counted;		/*!< the producer's `dropped` as we last counted it */
 	bool pending;			/*!< the slot at the cursor was found unpublished ... */
@@ -543,7 +544,6 @@ static size_t read_ring(struct ring *r, size_t budget, drain_line_cb cb, void *c
 	struct shmring_line line;
 	size_t taken = 0;
 
-	*finished = false;
 	while (taken < budget) {
 		struct shmring_cursor before = r->pub.rd.cur;
 
@@ -611,25 +611,18 @@ static void finish_ring(struct drain *d, size_t i)
 	remove_at(d, i);
 }
 
+/* A ring read to its end stays until the next release: its last lines may
+ * still be in the user's hands (an output's batch, a send). */
 size_t drain_read(struct drain *d, size_t max, drain_line_cb cb, void *ctx)
 {
 	uint64_t now = now_ns();
 	size_t taken = 0, start = d->next;
 
 	for (size_t k = 0; k < d->n && taken < max; k++) {
-		size_t i = (start + k) % d->n;
-		struct ring *r = d->rings[i];
-		bool finished;
+		struct ring *r = d->rings[(start + k) % d->n];
 
-		if (!r->live)
-			continue;
-		taken += read_ring(r, max - taken, cb, ctx, now, &finished);
-		if (finished) {
-			finish_ring(d, i);
-			k--;	/* the last ring moved into slot i */
-			if (start >= d->n)
-				start = 0;
-		}
+		if (r->live && !r->finished)
+			taken += read_ring(r, max - taken, cb, ctx, now, &r->finished);
 	}
 	if (d->n)
 		d->next = (start + 1) % d->n;
@@ -639,11 +632,18 @@ size_t drain_read(struct drain *d, size_t max, drain_line_cb cb, void *ctx)
 
 void drain_release(struct drain *d)
 {
-	for (size_t i = 0; i < d->n; i++) {
-		if (d->rings[i]->live) {
-			shmring_release(&d->rings[i]->pub.rd);
-			count_drops(d->rings[i]);
+	for (size_t i = 0; i < d->n;) {
+		struct ring *r = d->rings[i];
+
+		if (r->live && r->finished) {
+			finish_ring(d, i);	/* the last ring moves into slot i */
+			continue;
 		}
+		if (r->live) {
+			shmring_release(&r->pub.rd);
+			count_drops(r);
+		}
+		i++;
 	}
 }
 
@@ -655,6 +655,7 @@ struct shmring_cursor drain_cursor(const struct drain_ring *r)
 void drain_rewind(struct drain_ring *r, const struct shmring_cursor *c)
 {
 	r->rd.cur = *c;
+	((struct ring *)r)->finished = false;	/* its end is to be read again */
 }
 
 void drain_counts(const struct drain *d, struct drain_counts *out)

@@ -87,12 +87,13 @@ void drain_events(struct drain *d);
 typedef bool (*drain_line_cb)(void *ctx, struct drain_ring *r, const struct shmring_line *line);
 
 /*! Read up to \a max lines from the rings, round robin.  Rings whose
- *  producer has gone are read to their end and let go here.
- *  \returns lines taken */
+ *  producer has gone are read to their end, and let go at the next
+ *  drain_release().  \returns lines taken */
 size_t drain_read(struct drain *d, size_t max, drain_line_cb cb, void *ctx);
 
 /*! Give every ring's read lines back to its producer: after the user has
- *  written them out (the collector), or sent them (the agent). */
+ *  written them out (the collector), or sent them (the agent).  Rings read to
+ *  their end are let go here. */
 void drain_release(struct drain *d);
 
 /*! A ring's cursor, to read its lines again after a send that could not take

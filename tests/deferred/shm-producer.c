@@ -15,8 +15,8 @@
  *              in an strace log) and counts heap allocations in between ("mallocs M")
  * Line i of thread t reads "t=T n=I " padded with 'x' to a length of 1..LEN bytes
  * taken from a fixed xorshift sequence (-L LEN, default 64).  Prints "ready" on
- * standard error before the first line, and at the end
- * "sent S dropped D truncated T mode M drainer R attaches A last_error E".
+ * standard error before the first line, and at the end "tid T" (thread 0's id)
+ * and "sent S dropped D truncated T mode M drainer R attaches A last_error E".
  */
 #include <err.h>
 #include <errno.h>
@@ -67,6 +67,7 @@ void *realloc(void *p, size_t size)
 
 static struct {
 	bool markers;
+	pid_t tid0;		/*!< thread 0's id, which its lines carry */
 	struct gsmtaplog *log;
 	long lines;
 	long rate;
@@ -89,6 +90,8 @@ static void *producer_cb(void *arg)
 	uint64_t start = now_ns();
 	char text[4200];
 
+	if (t == 0)
+		cfg.tid0 = gettid();
 	if (t == 0 && cfg.markers) {
 		counting = true;
 		getppid();
@@ -196,6 +199,7 @@ int main(int argc, char **argv)
 	if (keep && !wait_drainer(10))
 		warnx("no drainer holds the ring");
 	gsmtaplog_stats(cfg.log, &st);
+	printf("tid %d\n", (int)cfg.tid0);
 	if (cfg.markers)
 		printf("mallocs %ld\n", (long)allocations);
 	printf("sent %" PRIu64 " dropped %" PRIu64 " truncated %" PRIu64 " mode %u drainer %d attaches %" PRIu64

@@ -178,7 +178,9 @@ int main(int argc, char **argv)
 	if (side) {
 		int fd = open(side, O_RDWR | O_CREAT | O_TRUNC, 0644);
 
-		if (fd < 0 || ftruncate(fd, cfg.lines ? cfg.lines : 1))
+		if (!cfg.lines)
+			errx(2, "-w needs -n");
+		if (fd < 0 || ftruncate(fd, cfg.lines))
 			err(1, "%s", side);
 		cfg.side = mmap(NULL, cfg.lines, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (cfg.side == MAP_FAILED)

@@ -4,8 +4,9 @@
  * Usage: ring-tool MODE SOCKET
  *   stuck     lines 1..10 with line 3 reserved and never published; stays
  *             alive (holding the ring) until killed, or -x: exits at once
- *   garbage   lines 1..20, then every slot and record scribbled over with a
- *             fixed pseudo-random pattern, lines 21..40 after; stays alive
+ *   garbage   lines 1..20, then their slots' positions and lengths and their
+ *             records scribbled over with a fixed pseudo-random pattern (the
+ *             stamps say published), lines 21..40 after; stays alive
  *   unsealed  offers a memfd with no seals
  *   badsize   offers a ring whose hello gives another size
  *   nofd      a hello without a descriptor
@@ -71,6 +72,14 @@ static void line(struct shmring_producer *p, bool publish)
 	memcpy(c.rec + SHMRING_REC_LEN + 4, text, 24);
 	if (publish)
 		shmring_publish(p, &c);
+}
+
+static uint32_t xorshift(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
 }
 
 static int offer(int memfd, uint64_t len)
@@ -147,13 +156,12 @@ int main(int argc, char **argv)
 		fd = make_ring(&p);
 		for (int i = 1; i <= 20; i++)
 			line(&p, true);
-		/* Every slot and the first 4 KiB of data, but not the header's numbers. */
-		for (uint8_t *b = (uint8_t *)p.slots; b < p.data + 4096; b++) {
-			x ^= x << 13;
-			x ^= x >> 17;
-			x ^= x << 5;
-			*b = (uint8_t)x;
+		for (int i = 0; i < 20; i++) {
+			p.slots[i].pos = xorshift(&x);
+			p.slots[i].len = xorshift(&x) % (2 * SHMRING_RECORD_MAX);
 		}
+		for (uint8_t *b = p.data; b < p.data + 20 * 56; b++)
+			*b = (uint8_t)xorshift(&x);
 		for (int i = 21; i <= 40; i++)
 			line(&p, true);
 		if (offer(fd, shmring_total_len(DATA)) < 0)

@@ -71,11 +71,15 @@ static struct wire_str cstr(const char *s)
 	return s ? (struct wire_str){ s, strlen(s) } : (struct wire_str){ "", 0 };
 }
 
-static const char *basename_of(const char *path)
+/* The basename of a path: one scan for its end, one back to its last '/'. */
+static struct wire_str basename_of(const char *path)
 {
-	const char *slash = path ? strrchr(path, '/') : NULL;
+	size_t len = path ? strlen(path) : 0;
+	const char *slash = len ? memrchr(path, '/', len) : NULL;
 
-	return slash ? slash + 1 : path;
+	if (!slash)
+		return path ? (struct wire_str){ path, len } : (struct wire_str){ "", 0 };
+	return (struct wire_str){ slash + 1, len - (size_t)(slash + 1 - path) };
 }
 
 /* A line the transport could not take is dropped: counted, with its errno. */
@@ -105,7 +109,7 @@ static int send_line(struct gsmtaplog *s, int level, const char *subsys, const c
 		.level = (uint8_t)level,
 		.ident = { s->ident, s->ident_len },
 		.subsys = cstr(subsys),
-		.file = cstr(basename_of(file)),
+		.file = basename_of(file),
 		.text = { text, len },
 	};
 	rc = s->t->ops->send(s->t, &log);
@@ -122,7 +126,8 @@ static void mark_cut(char text[WIRE_TEXT_MAX])
 int gsmtaplog_send(struct gsmtaplog *s, int level, const char *subsys,
 		   const char *file, unsigned int line, const char *text, size_t len)
 {
-	int saved_errno = errno;	/* a signal handler must not clobber it */
+	int *err = &errno;		/* looked up once: it is a call */
+	int saved_errno = *err;		/* a signal handler must not clobber it */
 	char cut[WIRE_TEXT_MAX];	/* only a line over the limit is copied */
 	int rc;
 
@@ -133,7 +138,7 @@ int gsmtaplog_send(struct gsmtaplog *s, int level, const char *subsys,
 	} else {
 		rc = send_line(s, level, subsys, file, line, text ? text : "", text ? len : 0, false);
 	}
-	errno = saved_errno;
+	*err = saved_errno;
 	return rc;
 }
 

@@ -10,8 +10,6 @@
 
 #include "shmring.h"
 
-typedef unsigned __int128 u128 __attribute__((may_alias));
-
 static bool power_of_two(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -65,60 +63,10 @@ int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, con
 		.slots = (struct shmring_slot *)((uint8_t *)mem + SHMRING_PAGE),
 		.data = (uint8_t *)mem + SHMRING_PAGE + slots_len(slots),
 		.slot_mask = slots - 1,
+		.slot_spread = (uint32_t)__builtin_ctz(slots) - 2,
 		.data_units = h->data_units,
 	};
 	return 0;
-}
-
-static uint64_t pack(uint32_t idx, uint32_t pos)
-{
-	return (uint64_t)pos << 32 | idx;
-}
-
-/* The two halves may be read torn: the compare-and-swap then fails and
- * returns the word as it was. */
-static u128 load_head(const struct shmring_header *h)
-{
-	uint64_t lines = __atomic_load_n(&h->head[0], __ATOMIC_RELAXED);
-	uint64_t ip = __atomic_load_n(&h->head[1], __ATOMIC_RELAXED);
-
-	return (u128)ip << 64 | lines;
-}
-
-void shmring_reserve(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
-{
-	u128 *head = (u128 *)p->hdr->head;
-	uint32_t units = (len + SHMRING_UNIT - 1) / SHMRING_UNIT;
-	u128 old = load_head(p->hdr), want;
-	uint32_t idx, pos, start;
-	bool room;
-
-	for (;;) {
-		uint64_t lines = (uint64_t)old;
-		uint64_t tail = atomic_load_explicit(&p->hdr->tail, memory_order_acquire);
-		uint32_t off;
-
-		idx = (uint32_t)(old >> 64);
-		pos = (uint32_t)(old >> 96);
-		/* A record never wraps: one that would is placed at the start,
-		 * and the units up to the end are left unused. */
-		off = pos & (p->data_units - 1);
-		start = off + units > p->data_units ? pos + (p->data_units - off) : pos;
-		room = units && idx - (uint32_t)tail <= p->slot_mask &&
-		       start + units - (uint32_t)(tail >> 32) <= p->data_units;
-		want = (u128)(room ? pack(idx + 1, start + units) : pack(idx, pos)) << 64 | (lines + 1);
-		u128 seen = __sync_val_compare_and_swap(head, old, want);
-		if (seen == old)
-			break;
-		old = seen;
-	}
-	c->line = (uint64_t)old;
-	c->idx = idx;
-	c->pos = start;
-	c->len = len;
-	c->rec = room ? p->data + (size_t)(start & (p->data_units - 1)) * SHMRING_UNIT : NULL;
-	if (!room)
-		atomic_fetch_add_explicit(&p->hdr->dropped, 1, memory_order_relaxed);
 }
 
 /* ---- the rendezvous ---- */
@@ -219,6 +167,7 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 	r->slots = (const struct shmring_slot *)((const uint8_t *)mem + SHMRING_PAGE);
 	r->data = (const uint8_t *)mem + SHMRING_PAGE + slots_len(slots);
 	r->slots_n = slots;
+	r->slot_spread = (uint32_t)__builtin_ctz(slots) - 2;
 	r->data_units = units;
 	memcpy(r->ident, h->ident, WIRE_IDENT_LEN - 1);
 	r->ident_len = strnlen(r->ident, WIRE_IDENT_LEN - 1);
@@ -226,6 +175,7 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 	tail = atomic_load_explicit(&h->tail, memory_order_acquire);
 	hidx = head_idx(r, &hpos);
 	r->cur = (struct shmring_cursor){ .idx = (uint32_t)tail, .pos = (uint32_t)(tail >> 32), .pos_known = true };
+	r->head_seen = hidx;
 	if (hidx - r->cur.idx > slots || hpos - r->cur.pos > units)
 		return SHMRING_BAD_TAIL;
 	return SHMRING_OK;
@@ -280,22 +230,24 @@ enum shmring_status shmring_read(struct shmring_reader *r, struct shmring_line *
 	 * the bound keeps one that writes faster than it is read from keeping a
 	 * drainer here. */
 	for (uint32_t turns = 0; turns <= r->slots_n; turns++) {
-		uint32_t hpos, hidx = head_idx(r, &hpos);
-		const struct shmring_slot *s = &r->slots[c->idx & (r->slots_n - 1)];
-		uint32_t pos, len, units;
+		const struct shmring_slot *s = &r->slots[shmring_slot_at(c->idx, r->slots_n, r->slot_spread)];
+		uint32_t pos, len, units, hpos;
 
-		if (hidx == c->idx) {
-			/* Everything reserved is read: the data up to the head are free,
-			 * including those of slots skipped on the way. */
-			if (!c->pos_known) {
-				if (hpos - c->pos > r->data_units)
-					return SHMRING_BROKEN;
-				c->pos = hpos;
-				c->pos_known = true;
+		if (r->head_seen == c->idx) {
+			r->head_seen = head_idx(r, &hpos);
+			if (r->head_seen == c->idx) {
+				/* Everything reserved is read: the data up to the head are
+				 * free, including those of slots skipped on the way. */
+				if (!c->pos_known) {
+					if (hpos - c->pos > r->data_units)
+						return SHMRING_BROKEN;
+					c->pos = hpos;
+					c->pos_known = true;
+				}
+				return SHMRING_EMPTY;
 			}
-			return SHMRING_EMPTY;
 		}
-		if (hidx - c->idx > r->slots_n)
+		if (r->head_seen - c->idx > r->slots_n)
 			return SHMRING_BROKEN;
 		if (atomic_load_explicit(&s->stamp, memory_order_acquire) != c->idx + 1) {
 			if (!skip_pending)
@@ -308,7 +260,7 @@ enum shmring_status shmring_read(struct shmring_reader *r, struct shmring_line *
 		}
 		pos = s->pos;
 		len = s->len;
-		units = (len + SHMRING_UNIT - 1) / SHMRING_UNIT;
+		units = shmring_units(len);
 		c->idx++;
 		if (len < SHMRING_REC_LEN || len > SHMRING_RECORD_MAX || !record_placed(r, pos, units) ||
 		    !record_valid(r, pos, len, line)) {
@@ -327,7 +279,7 @@ void shmring_release(struct shmring_reader *r)
 {
 	/* After a skipped slot the data position stays at the last record known:
 	 * the producer gets that space back once a later record says where it is. */
-	atomic_store_explicit(&r->hdr_rw->tail, pack(r->cur.idx, r->cur.pos), memory_order_release);
+	atomic_store_explicit(&r->hdr_rw->tail, shmring_pack(r->cur.idx, r->cur.pos), memory_order_release);
 }
 
 void shmring_line_to_wire(const struct shmring_reader *r, const struct shmring_line *line,

@@ -42,7 +42,9 @@
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
 #define SHMRING_VERSION		1
 #define SHMRING_PAGE		4096u
-#define SHMRING_UNIT		8u		/* data are reserved in units of 8 bytes */
+#define SHMRING_UNIT		8u		/* data positions count units of 8 bytes */
+#define SHMRING_ALIGN		64u		/* records start on cache lines: threads writing
+						   neighbouring records never share one */
 
 /* Sizes a ring may have: powers of two between these (the drainer refuses others). */
 #define SHMRING_DATA_MIN	(64u << 10)
@@ -154,6 +156,22 @@ uint32_t shmring_slots(uint32_t data_bytes);
 
 /* ---- the producer ---- */
 
+/*! Units of a record of \a len bytes: whole cache lines. */
+static inline uint32_t shmring_units(uint32_t len)
+{
+	return ((len + SHMRING_ALIGN - 1) & ~(SHMRING_ALIGN - 1)) / SHMRING_UNIT;
+}
+
+/*! Where slot \a idx is, of \a slots (2^(spread + 2)): consecutive indexes
+ *  go to different cache lines (four slots share one), so that threads
+ *  publishing one after the other do not pass one line between them. */
+static inline uint32_t shmring_slot_at(uint32_t idx, uint32_t slots, uint32_t spread)
+{
+	uint32_t i = idx & (slots - 1);
+
+	return (i >> 2) | (i & 3) << spread;
+}
+
 /*! The producer's private view of its ring: nothing here is read back from
  *  the shared memory, so a drainer cannot make the producer write elsewhere. */
 struct shmring_producer {
@@ -161,6 +179,7 @@ struct shmring_producer {
 	struct shmring_slot *slots;
 	uint8_t *data;
 	uint32_t slot_mask;
+	uint32_t slot_spread;	/*!< log2(slots) - 2 */
 	uint32_t data_units;
 };
 
@@ -179,17 +198,71 @@ struct shmring_claim {
 	uint32_t len;
 };
 
+/*! The reservation word's second half, and the consumer's position: slot
+ *  index in the low 32 bits, data position in the high 32. */
+static inline uint64_t shmring_pack(uint32_t idx, uint32_t pos)
+{
+	return (uint64_t)pos << 32 | idx;
+}
+
+typedef unsigned __int128 shmring_u128 __attribute__((may_alias));
+
 /*! Number a line and reserve \a len bytes (at most SHMRING_RECORD_MAX) for it.
  *  Lock-free (one compare-and-swap, retried only when another thread won),
  *  async-signal-safe, no system call.  When the ring has no room the line is
  *  only numbered (claim->rec is NULL) and counted in hdr->dropped.
- *  \a len 0 numbers a line that will not be written. */
-void shmring_reserve(struct shmring_producer *p, uint32_t len, struct shmring_claim *claim);
+ *  \a len 0 numbers a line that will not be written.  Inline: it is the
+ *  library's hot path. */
+static inline void shmring_reserve(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
+{
+	shmring_u128 *head = (shmring_u128 *)p->hdr->head;
+	uint32_t units = len ? shmring_units(len) : 0;
+	shmring_u128 old;
+	uint32_t idx, pos, start;
+	bool room;
+
+	/* Ask for the line for writing at once: when another CPU has it, reading
+	 * it shared first would cost a second transfer for the swap. */
+	__builtin_prefetch(head, 1, 3);
+	/* The two halves may be read torn: the compare-and-swap then fails and
+	 * returns the word as it was. */
+	old = (shmring_u128)__atomic_load_n(&p->hdr->head[1], __ATOMIC_RELAXED) << 64 |
+	      __atomic_load_n(&p->hdr->head[0], __ATOMIC_RELAXED);
+
+	for (;;) {
+		uint64_t lines = (uint64_t)old;
+		uint64_t tail = atomic_load_explicit(&p->hdr->tail, memory_order_acquire);
+		uint32_t off;
+		shmring_u128 want, seen;
+
+		idx = (uint32_t)(old >> 64);
+		pos = (uint32_t)(old >> 96);
+		/* A record never wraps: one that would is placed at the start,
+		 * and the units up to the end are left unused. */
+		off = pos & (p->data_units - 1);
+		start = off + units > p->data_units ? pos + (p->data_units - off) : pos;
+		room = units && idx - (uint32_t)tail <= p->slot_mask &&
+		       start + units - (uint32_t)(tail >> 32) <= p->data_units;
+		want = (shmring_u128)(room ? shmring_pack(idx + 1, start + units) : shmring_pack(idx, pos)) << 64 |
+		       (lines + 1);
+		seen = __sync_val_compare_and_swap(head, old, want);
+		if (seen == old)
+			break;
+		old = seen;
+	}
+	c->line = (uint64_t)old;
+	c->idx = idx;
+	c->pos = start;
+	c->len = len;
+	c->rec = room ? p->data + (size_t)(start & (p->data_units - 1)) * SHMRING_UNIT : NULL;
+	if (!room)
+		atomic_fetch_add_explicit(&p->hdr->dropped, 1, memory_order_relaxed);
+}
 
 /*! Publish a reserved record once claim->rec holds its claim->len bytes. */
 static inline void shmring_publish(struct shmring_producer *p, const struct shmring_claim *claim)
 {
-	struct shmring_slot *s = &p->slots[claim->idx & p->slot_mask];
+	struct shmring_slot *s = &p->slots[shmring_slot_at(claim->idx, p->slot_mask + 1, p->slot_spread)];
 
 	s->pos = claim->pos;
 	s->len = claim->len;
@@ -215,9 +288,12 @@ struct shmring_reader {
 	const struct shmring_slot *slots;
 	const uint8_t *data;
 	uint32_t slots_n;
+	uint32_t slot_spread;
 	uint32_t data_units;
 	char ident[WIRE_IDENT_LEN];	/*!< copied and cut at attach */
 	size_t ident_len;
+	uint32_t head_seen;		/*!< slots reserved as last read: the head's cache line
+					     is the producers', read again only once they are used up */
 	struct shmring_cursor cur;
 };
 

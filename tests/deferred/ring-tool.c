@@ -156,11 +156,13 @@ int main(int argc, char **argv)
 		fd = make_ring(&p);
 		for (int i = 1; i <= 20; i++)
 			line(&p, true);
-		for (int i = 0; i < 20; i++) {
-			p.slots[i].pos = xorshift(&x);
-			p.slots[i].len = xorshift(&x) % (2 * SHMRING_RECORD_MAX);
+		for (uint32_t i = 0; i < 20; i++) {
+			struct shmring_slot *s = &p.slots[shmring_slot_at(i, p.slot_mask + 1, p.slot_spread)];
+
+			s->pos = xorshift(&x);
+			s->len = xorshift(&x) % (2 * SHMRING_RECORD_MAX);
 		}
-		for (uint8_t *b = p.data; b < p.data + 20 * 56; b++)
+		for (uint8_t *b = p.data; b < p.data + 20 * SHMRING_ALIGN; b++)
 			*b = (uint8_t)xorshift(&x);
 		for (int i = 21; i <= 40; i++)
 			line(&p, true);

@@ -52,6 +52,8 @@ static uint32_t put(struct shmring_producer *p, const char *subsys, const char *
 
 static void test_layout(void)
 {
+	uint32_t lines[4];
+
 	struct shmring_producer p;
 	struct shmring_reader r;
 
@@ -60,6 +62,12 @@ static void test_layout(void)
 	is_int(shmring_slots(DATA), 512, "one slot per 128 data bytes");
 	is_int(((struct shmring_header *)mem)->magic, SHMRING_MAGIC, "magic");
 	is_mem(r.ident, r.ident_len, "tester", "the reader copies the ident");
+	for (uint32_t i = 0; i < 4; i++)
+		lines[i] = shmring_slot_at(1000 + i, 512, p.slot_spread) / 4;
+	ok(lines[0] != lines[1] && lines[1] != lines[2] && lines[2] != lines[3] && lines[0] != lines[3],
+	   "four consecutive slots are on four different cache lines");
+	is_int(shmring_units(1), 8, "a record takes whole cache lines: 1 byte, 8 units");
+	is_int(shmring_units(65), 16, "65 bytes, 16 units");
 	ok(!strcmp(GSMTAPLOG_DRAINER_SOCKET, SHMRING_SOCKET), "the library's default drainer socket is the drainers' default");
 	is_int(shmring_init(&p, mem, DATA + 1, "x", 1, 1), -EINVAL, "a size that is not a power of two is refused");
 	is_int(shmring_init(&p, mem, SHMRING_DATA_MAX * 2u, "x", 1, 1), -EINVAL, "a size over the maximum is refused");
@@ -87,7 +95,7 @@ static void test_round_trip(void)
 	is_int(shmring_read(&r, &line, false), SHMRING_LINE, "line 2 is read");
 	ok(line.rec.seq == 2 && line.rec.text_len == 0 && !line.subsys[0] && !line.file[0], "with its empty fields");
 	is_int(shmring_read(&r, &line, false), SHMRING_EMPTY, "then the ring is empty");
-	is_int(r.cur.pos, 7 + 4, "records of 49 and 28 bytes took 7 and 4 units");
+	is_int(r.cur.pos, 8 + 8, "records of 49 and 28 bytes took a cache line (8 units) each");
 }
 
 /* Fill, drop, release, wrap. */
@@ -102,7 +110,7 @@ static void test_room(void)
 
 	fresh(&p, &r);
 	h = mem;
-	/* 4096-byte texts: 4128-byte records of 516 units, 15 fit in 8192 units. */
+	/* 4096-byte texts: 4130-byte records in 65 cache lines (520 units), 15 fit in 8192 units. */
 	while ((seq = put(&p, "S", "f", 4096, 'x', true)))
 		n++;
 	is_int(n, 15, "15 records of 4128 bytes fit in 64 KiB");
@@ -114,10 +122,10 @@ static void test_room(void)
 	is_int(got, 3, "three records read");
 	is_int(put(&p, "S", "f", 4096, 'x', true), 0, "read but not released: still full");
 	shmring_release(&r);
-	/* 15 * 516 = 7740 units used, 452 left before the end: the next record
-	 * goes to the start, where the released 1548 units are. */
+	/* 15 * 520 = 7800 units used, 392 left before the end: the next record
+	 * goes to the start, where the released 1560 units are. */
 	is_int(put(&p, "S", "f", 4096, 'y', true), 19, "after release a line fits again (seq 19: 16..18 were dropped)");
-	is_int(h->head[1] >> 32, 8192 + 516, "it was placed at the start of the data, past the unused end");
+	is_int(h->head[1] >> 32, 8192 + 520, "it was placed at the start of the data, past the unused end");
 	while (shmring_read(&r, &line, false) == SHMRING_LINE)
 		last = line.rec.seq;
 	is_int(last, 19, "the reader follows it there: the last line read is seq 19");
@@ -156,9 +164,9 @@ static void test_pending(void)
 	ok(!r.cur.pos_known, "its record's length is unknown: the data position waits for the next record");
 	/* publish line 3 now, as a late producer thread would */
 	{
-		struct shmring_slot *s = (struct shmring_slot *)((uint8_t *)mem + 4096) + 2;
+		struct shmring_slot *s = &p.slots[shmring_slot_at(2, 512, p.slot_spread)];
 
-		s->pos = 6 + 7;	/* after records of 42 and 52 bytes: 6 and 7 units */
+		s->pos = 8 + 8;	/* after records of 42 and 52 bytes: a cache line each */
 		s->len = SHMRING_REC_LEN + 1 + 3 + 30;
 		atomic_store(&s->stamp, 3);
 	}
@@ -170,9 +178,9 @@ static void test_pending(void)
 	fresh(&p, &r);
 	put(&p, "A", "a.c", 10, 'a', false);
 	is_int(shmring_read(&r, &line, true), SHMRING_EMPTY, "an unpublished last slot, skipped: the ring is empty");
-	ok(r.cur.pos_known && r.cur.pos == 6, "and its data are known free up to the head");
+	ok(r.cur.pos_known && r.cur.pos == 8, "and its data are known free up to the head");
 	shmring_release(&r);
-	is_int(((struct shmring_header *)mem)->tail, (uint64_t)6 << 32 | 1, "the release gives back slot and data");
+	is_int(((struct shmring_header *)mem)->tail, (uint64_t)8 << 32 | 1, "the release gives back slot and data");
 }
 
 /* Each corruption is skipped and counted, and reading goes on with the next record. */

@@ -9,6 +9,7 @@
  *              once gsmtaplog_send() returned 0 for it, i.e. after the line was
  *              published; it survives a SIGKILL, being the page cache of a file
  *   -f H:P     GSMTAPLOG_FALLBACK_DIRECT to H:P
+ *   -D H:P     direct mode to H:P instead (for comparisons)
  *   -k         after the lines, wait for a drainer to hold the ring (up to 10 s)
  *   -p         wait until a drainer holds the ring before the first line (up to 10 s)
  *   -m         thread 0 brackets its lines with a getppid() call on each side (markers
@@ -83,6 +84,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Keep to the rate: asleep while more than 50 µs ahead, never spinning, so
+ * that the CPU the producer uses is its logging's.  Lines go out in bursts
+ * of up to 50 µs' worth; the rate over any longer time is exact. */
+static void pace(uint64_t when)
+{
+	uint64_t now = now_ns();
+
+	if (when > now + 50000) {
+		struct timespec ts = { 0, (long)(when - now) };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void *producer_cb(void *arg)
 {
 	long t = (long)(intptr_t)arg;
@@ -108,8 +123,7 @@ static void *producer_cb(void *arg)
 			len = n;
 		memset(text + n, 'x', len - n);
 		if (cfg.rate)
-			while (now_ns() - start < (uint64_t)i * 1000000000u / (uint64_t)cfg.rate)
-				;
+			pace(start + (uint64_t)i * 1000000000u / (uint64_t)cfg.rate);
 		if (gsmtaplog_send(cfg.log, GSMTAPLOG_INFO, "TEST", "shm-producer.c", (unsigned int)i,
 				   text, (size_t)len) == 0 && t == 0 && cfg.side)
 			cfg.side[i] = 1;
@@ -144,7 +158,7 @@ int main(int argc, char **argv)
 	struct gsmtaplog_stats st;
 	pthread_t tids[64];
 
-	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:L:kpm")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:L:kpm")) != -1) {
 		switch (opt) {
 		case 'd': o.drainer = optarg; break;
 		case 'n': cfg.lines = atol(optarg); break;
@@ -154,6 +168,9 @@ int main(int argc, char **argv)
 		case 'w': side = optarg; break;
 		case 'i': o.ident = optarg; break;
 		case 'L': cfg.max_len = atoi(optarg); break;
+		case 'D':
+			o.mode = GSMTAPLOG_DIRECT;
+			/* fall through */
 		case 'f': {
 			char *colon;
 
@@ -164,7 +181,8 @@ int main(int argc, char **argv)
 			*colon = '\0';
 			o.host = host;
 			o.port = colon + 1;
-			o.flags |= GSMTAPLOG_FALLBACK_DIRECT;
+			if (o.mode == GSMTAPLOG_DEFERRED)
+				o.flags |= GSMTAPLOG_FALLBACK_DIRECT;
 			break;
 		}
 		case 'k': keep = true; break;

@@ -92,7 +92,9 @@ int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int mem
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a drainer too busy to accept (its backlog full) is a
+	 * refusal now, not a wait in gsmtaplog_open_opts(). */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (connect(fd, (const struct sockaddr *)addr, addr_len) || sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)

@@ -143,7 +143,7 @@ struct sockaddr_un;
 /*! The producer's side of the rendezvous: offer the ring in \a memfd
  *  (\a total_len bytes) to the drainer listening on \a addr, and wait up to
  *  \a answer_ms for its answer, or less if \a stop_fd (-1: none) becomes readable.
- *  \returns the connection the drainer holds the ring by (close-on-exec), or
+ *  \returns the connection the drainer holds the ring by (non-blocking, close-on-exec), or
  *           -errno: the drainer's refusal, ETIMEDOUT, ECANCELED, or the socket's */
 int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
 		  int answer_ms, int stop_fd);

@@ -32,6 +32,14 @@ stat() {
 	tail -n 1 "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
 }
 
+# published FILE TOTAL: set SENT and DROPPED from shm-producer's stats line, and check
+# that together they are the TOTAL lines it logged.
+published() {
+	SENT=$(stat "$1" sent)
+	DROPPED=$(stat "$1" dropped)
+	is "$((SENT + DROPPED))" "$2" "the producer: $SENT published + $DROPPED dropped = $2"
+}
+
 # wait_lines FILE N: poll up to 20 s until FILE has at least N lines.
 wait_lines() {
 	for _ in $(seq 200); do

@@ -35,36 +35,7 @@
 
 #include <gsmtaplog/gsmtaplog.h>
 
-/* Every allocation in the process goes through these (the executable's
- * definitions come first in symbol lookup); they forward to glibc's. */
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-
-static volatile bool counting;
-static atomic_long allocations;
-
-static void *counted(void *p)
-{
-	if (counting)
-		allocations++;
-	return p;
-}
-
-void *malloc(size_t size)
-{
-	return counted(__libc_malloc(size));
-}
-
-void *calloc(size_t n, size_t size)
-{
-	return counted(__libc_calloc(n, size));
-}
-
-void *realloc(void *p, size_t size)
-{
-	return counted(__libc_realloc(p, size));
-}
+#include "alloc_count.h"
 
 static struct {
 	bool markers;
@@ -108,7 +79,7 @@ static void *producer_cb(void *arg)
 	if (t == 0)
 		cfg.tid0 = gettid();
 	if (t == 0 && cfg.markers) {
-		counting = true;
+		alloc_counting = true;
 		getppid();
 	}
 	for (long i = 0; !cfg.lines || i < cfg.lines; i++) {
@@ -130,7 +101,7 @@ static void *producer_cb(void *arg)
 	}
 	if (t == 0 && cfg.markers) {
 		getppid();
-		counting = false;
+		alloc_counting = false;
 	}
 	return NULL;
 }
@@ -221,7 +192,7 @@ int main(int argc, char **argv)
 	gsmtaplog_stats(cfg.log, &st);
 	printf("tid %d\n", (int)cfg.tid0);
 	if (cfg.markers)
-		printf("mallocs %ld\n", (long)allocations);
+		printf("mallocs %ld\n", (long)alloc_count);
 	printf("sent %" PRIu64 " dropped %" PRIu64 " truncated %" PRIu64 " mode %u drainer %d attaches %" PRIu64
 	       " last_error %d\n", st.sent, st.dropped, st.truncated, st.mode, st.drainer, st.attaches,
 	       st.last_error);

@@ -223,6 +223,10 @@ struct gsmtaplog *gsmtaplog_open_opts(const struct gsmtaplog_opts *opts, size_t 
 		errno = -rc;
 		return NULL;
 	}
+	if (o.flags & ~GSMTAPLOG_FALLBACK_DIRECT) {
+		errno = EINVAL;
+		return NULL;
+	}
 	ident = o.ident ? o.ident : program_invocation_short_name;
 	ident_len = strnlen(ident, WIRE_IDENT_LEN - 1);
 	if (o.mode == GSMTAPLOG_DIRECT)

@@ -34,6 +34,7 @@ struct shm {
 	int stop;			/*!< eventfd: close() tells the thread to end */
 	pthread_t thread;
 	bool thread_started;
+	pid_t owner;			/*!< the process that opened it: a forked child is not */
 	atomic_int attached;		/*!< a drainer holds the ring */
 	atomic_uint_least64_t attaches;
 	struct sockaddr_un addr;
@@ -218,10 +219,13 @@ static int shm_fd(const struct transport *t)
 static void shm_close(struct transport *t)
 {
 	struct shm *m = shm_of(t);
+	bool owner = m->owner == getpid();
 
-	if (m->ring.hdr)
+	/* A forked child closing its copy lets go of its mapping and descriptors
+	 * only: the ring and the keeper thread are its parent's. */
+	if (m->ring.hdr && owner)
 		atomic_fetch_or_explicit(&m->ring.hdr->state, SHMRING_CLOSED, memory_order_release);
-	if (m->thread_started) {
+	if (m->thread_started && owner) {
 		if (eventfd_write(m->stop, 1) == 0)
 			pthread_join(m->thread, NULL);
 	}
@@ -277,7 +281,7 @@ struct transport *transport_shm_open(const char *drainer, size_t ring_size, cons
 		return NULL;
 	}
 	*m = (struct shm){ .t.ops = &shm_ops, .memfd = -1, .conn = -1, .stop = -1,
-			   .addr.sun_family = AF_UNIX };
+			   .addr.sun_family = AF_UNIX, .owner = getpid() };
 	m->stop = eventfd(0, EFD_CLOEXEC);
 	if (m->stop < 0) {
 		rc = -errno;

@@ -107,8 +107,8 @@ struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char 
  *  \param[in] opts       what to open
  *  \param[in] opts_size  sizeof(*opts) as the caller knows it: GSMTAPLOG_OPEN_OPTS() passes it
  *  \returns a sender, or NULL with errno set: as gsmtaplog_open(); EINVAL for an
- *           unknown mode or a bad ring size; E2BIG for options this version
- *           does not know set to other than zero */
+ *           unknown mode or flag, a bad ring size, or a fallback without a host;
+ *           E2BIG for options this version does not know set to other than zero */
 struct gsmtaplog *gsmtaplog_open_opts(const struct gsmtaplog_opts *opts, size_t opts_size);
 
 #define GSMTAPLOG_OPEN_OPTS(opts)	gsmtaplog_open_opts((opts), sizeof(*(opts)))

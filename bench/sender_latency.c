@@ -1,9 +1,13 @@
-/* sender_latency.c: benchmark: the latency of each log call, libgsmtaplog against bare sendmsg(), libosmocore's targets, ours in libosmocore, and syslog. */
+/* sender_latency.c: benchmark: the latency of each log call, libgsmtaplog (direct and deferred) against bare sendmsg(), libosmocore's targets, ours in libosmocore, syslog, LTTng-UST and spdlog. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-S SEND_STALL_MS] [-r] [-P SHIM]
+ * Usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-S SEND_STALL_MS] [-t THREADS] [-o NAMES] [-R RING] [-r] [-P SHIM]
  *   -r  run at SCHED_FIFO priority 10 (root), so that other processes on a
  *       busy machine cannot preempt the measurement and pollute the tail
+ *   -t  log from THREADS threads at once, each CALLS calls, unpinned (only
+ *       the thread-safe systems; no stall window)
+ *   -o  only these systems (comma-separated names; the floor always runs)
+ *   -R  deferred mode's ring size in bytes (default 16 MiB)
  *   -P  libgsmtaplog-osmo-preload.so: LOGP() through the target that its
  *       log_target_create_gsmtap() makes (dlopen()ed: the same code that
  *       LD_PRELOAD puts into a program)
@@ -19,7 +23,11 @@
  *
  * The UDP systems each send to a socket of their own, read by one receiver
  * thread; the pipe's reader takes 4 kB per millisecond, a slow terminal or
- * journal.  The main thread runs on CPU 0 and the collectors on the last CPU.
+ * journal.  Deferred mode's ring is emptied by a drainer thread (drain.c, as
+ * in gsmtap-logd --shm and gsmtap-log-agent).  LTTng-UST (a tracepoint; the
+ * session is bench/deferred_latency.sh's) and spdlog's async logger (to
+ * /dev/null) are built in when their Debian packages are installed.  The main
+ * thread runs on CPU 0 and the collectors on the last CPU.
  *
  * Every recorded call's heap allocations are counted (alloc-count.c wraps
  * malloc() and friends in this executable).  At the end, each LOGP() system
@@ -53,9 +61,16 @@
 #include <gsmtaplog/osmo.h>
 
 #include "alloc-count.h"
+#include "drain.h"
 #include "latency.h"
 #include "send_path_stall.h"
 #include "wire.h"
+#ifdef HAVE_LTTNG
+#include "lttng_tp.h"
+#endif
+#ifdef HAVE_SPDLOG
+#include "spdlog_async.h"
+#endif
 
 #define LINES		4096	/* distinct lines, reused in order */
 #define LINE_MAX_LEN	512
@@ -66,7 +81,9 @@
 #define NO_COLLECTOR	-1
 #define PIPE_COLLECTOR	100	/* collector id of the pipe; UDP collectors are 0.. */
 #define MAX_UDP		8
-#define MAX_SYSTEMS	10
+#define DRAIN_COLLECTOR	MAX_UDP	/* the deferred mode's drainer: counted after the UDP ones */
+#define MAX_SYSTEMS	16
+#define MAX_THREADS	16
 
 enum { DBENCH };
 
@@ -92,6 +109,7 @@ struct system {
 	struct log_target *target;	/*!< libosmocore target attached for this system's turns */
 	make_target_fn *make_target;	/*!< how target was made, for the stalled send path */
 	struct gsmtaplog *sender;
+	unsigned long long (*lost)(void);	/*!< losses the API keeps to itself (spdlog's overruns), or NULL */
 	struct latency lat;
 	uint64_t total;			/*!< every call, warm-up and stall included */
 	uint64_t calls, errors;		/*!< the recorded calls */
@@ -100,13 +118,17 @@ struct system {
 	uint64_t allocs;		/*!< heap allocations in the recorded calls */
 	struct send_path_stall path[2];	/*!< LOGP() with the send path free [0] and stalled [1] */
 	int path_rc;			/*!< 0: path holds results; else why not */
+	/* With -t, each thread's own figures, merged into the above at the end. */
+	struct latency tlat[MAX_THREADS];
+	uint64_t ttotal[MAX_THREADS], tcalls[MAX_THREADS], terrors[MAX_THREADS];
 };
 
 /*! The collectors' shared state: the main thread stalls one of them at a time. */
 static struct {
 	int udp_fd[MAX_UDP];
 	int n_udp;
-	atomic_uint_least64_t received[MAX_UDP];
+	atomic_uint_least64_t received[MAX_UDP + 1];	/*!< the last: DRAIN_COLLECTOR */
+	struct drain *drain;
 	int pipe_rd;
 	atomic_int stalled;			/*!< collector id that must not read ... */
 	atomic_uint_least64_t stall_until;	/*!< ... before this CLOCK_MONOTONIC ns */
@@ -115,6 +137,7 @@ static struct {
 
 static create_gsmtap_fn *shim_create_gsmtap;	/*!< the shim's, from -P */
 static uint8_t floor_prefix[WIRE_PREFIX_LEN];
+static size_t ring_size;	/*!< -R; 0: the library's default */
 static char *line_buf;
 static const char *line_ptr[LINES];
 static size_t line_len[LINES];
@@ -251,6 +274,34 @@ static void *pipe_reader_cb(void *arg)
 	return NULL;
 }
 
+/* Deferred mode's drainer: counts what it reads, and reads nothing while stalled. */
+static bool count_line_cb(void *ctx, struct drain_ring *r, const struct shmring_line *line)
+{
+	(void)ctx;
+	(void)r;
+	(void)line;
+	atomic_fetch_add_explicit(&col.received[DRAIN_COLLECTOR], 1, memory_order_relaxed);
+	return true;
+}
+
+static void *drainer_cb(void *arg)
+{
+	struct pollfd pfd = { .fd = drain_fd(col.drain), .events = POLLIN };
+
+	(void)arg;
+	pin_to_cpu(collector_cpu());
+	while (!atomic_load(&col.stop)) {
+		poll(&pfd, 1, 1);
+		drain_events(col.drain);
+		if (is_stalled(DRAIN_COLLECTOR))
+			continue;
+		while (drain_read(col.drain, 4096, count_line_cb, NULL) > 0)
+			drain_release(col.drain);
+		drain_release(col.drain);
+	}
+	return NULL;
+}
+
 /* The systems' calls.  Each returns 0, or -1 when the caller saw the line dropped. */
 
 static int bare_sendmsg_cb(struct system *sys, const char *line, size_t len)
@@ -265,6 +316,23 @@ static int gsmtaplog_send_cb(struct system *sys, const char *line, size_t len)
 {
 	return gsmtaplog_send(sys->sender, GSMTAPLOG_NOTICE, "BENCH", __FILE__, __LINE__, line, len) ? -1 : 0;
 }
+
+#ifdef HAVE_LTTNG
+static int lttng_cb(struct system *sys, const char *line, size_t len)
+{
+	(void)sys;
+	lttng_ust_tracepoint(gsmtaplog_bench, line, 5, line, len);
+	return 0;
+}
+#endif
+
+#ifdef HAVE_SPDLOG
+static int spdlog_cb(struct system *sys, const char *line, size_t len)
+{
+	(void)sys;
+	return spdlog_bench_log(__FILE__, __LINE__, line, len);
+}
+#endif
 
 static int gsmtaplog_printf_cb(struct system *sys, const char *line, size_t len)
 {
@@ -318,29 +386,101 @@ static uint64_t timed_call(struct system *sys, int i, int *rc)
 	uint64_t t0 = now_ns();
 
 	*rc = sys->call(sys, line_ptr[i % LINES], line_len[i % LINES]);
-	t0 = now_ns() - t0;
-	sys->total++;
-	return t0;
+	return now_ns() - t0;
 }
 
-static void run_batch(struct system *sys, int first, int count, bool record)
+/* Calls [first, first + count) into one thread's figures. */
+static void calls_into(struct system *sys, int first, int count, bool record, struct latency *lat,
+		       uint64_t *total, uint64_t *calls, uint64_t *errors)
 {
-	uint64_t allocs = alloc_count();
-
-	attach(sys);
 	for (int i = first; i < first + count; i++) {
 		int rc;
 		uint64_t ns = timed_call(sys, i, &rc);
 
+		++*total;
 		if (!record)
 			continue;
-		latency_add(&sys->lat, ns);
-		sys->calls++;
-		sys->errors += rc != 0;
+		latency_add(lat, ns);
+		++*calls;
+		*errors += rc != 0;
 	}
+}
+
+/* -t: the threads wait at a barrier for a batch, run it all at once, and meet
+ * at another; they live for the whole run, so that no thread's first call
+ * (which caches its thread id) is ever recorded. */
+static struct {
+	int n;
+	pthread_t t[MAX_THREADS];
+	pthread_barrier_t go, done;
+	struct system *sys;
+	int first, count;
+	bool record, stop;
+} pool = { .n = 1 };
+
+static void *pool_cb(void *arg)
+{
+	int k = (int)(intptr_t)arg;
+
+	for (;;) {
+		pthread_barrier_wait(&pool.go);
+		if (pool.stop)
+			return NULL;
+		calls_into(pool.sys, pool.first, pool.count, pool.record, &pool.sys->tlat[k], &pool.sys->ttotal[k],
+			   &pool.sys->tcalls[k], &pool.sys->terrors[k]);
+		pthread_barrier_wait(&pool.done);
+	}
+}
+
+static void pool_start(int n)
+{
+	pool.n = n;
+	if (pthread_barrier_init(&pool.go, NULL, n + 1) || pthread_barrier_init(&pool.done, NULL, n + 1))
+		errx(1, "pthread_barrier_init");
+	for (int k = 0; k < n; k++)
+		if (pthread_create(&pool.t[k], NULL, pool_cb, (void *)(intptr_t)k))
+			errx(1, "pthread_create");
+}
+
+static void pool_stop(void)
+{
+	pool.stop = true;
+	pthread_barrier_wait(&pool.go);
+	for (int k = 0; k < pool.n; k++)
+		pthread_join(pool.t[k], NULL);
+}
+
+static void run_batch(struct system *sys, int first, int count, bool record)
+{
+	uint64_t allocs;
+
+	if (pool.n > 1) {
+		pool.sys = sys;
+		pool.first = first;
+		pool.count = count;
+		pool.record = record;
+		pthread_barrier_wait(&pool.go);
+		pthread_barrier_wait(&pool.done);
+		return;
+	}
+	allocs = alloc_count();
+	attach(sys);
+	calls_into(sys, first, count, record, &sys->lat, &sys->total, &sys->calls, &sys->errors);
 	detach(sys);
 	if (record)
 		sys->allocs += alloc_count() - allocs;
+}
+
+/* The threads' figures into the system's. */
+static void merge_threads(struct system *sys)
+{
+	for (int k = 0; pool.n > 1 && k < pool.n; k++) {
+		latency_merge(&sys->lat, &sys->tlat[k]);
+		sys->total += sys->ttotal[k];
+		sys->calls += sys->tcalls[k];
+		sys->errors += sys->terrors[k];
+		latency_free(&sys->tlat[k]);
+	}
 }
 
 /* Wait until a UDP collector has taken everything queued for it. */
@@ -375,6 +515,7 @@ static void stall_window(struct system *sys, uint64_t stall_ms, int first_line)
 		int rc;
 		uint64_t ns = timed_call(sys, i++, &rc);
 
+		sys->total++;
 		sys->stall_calls++;
 		sys->stall_errors += rc != 0;
 		if (ns > sys->stall_max)
@@ -440,6 +581,32 @@ static int open_udp_socket(uint16_t port)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
 		err(1, "bare socket");
 	return fd;
+}
+
+/* Deferred mode, with its drainer running before the ring is offered. */
+static struct gsmtaplog *open_deferred(pthread_t *thread)
+{
+	static char path[64];
+	const struct drain_config dc = { .path = path };
+	struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DEFERRED, .drainer = path, .ident = "bench",
+				    .ring_size = ring_size };
+	char why[DRAIN_ERR_MAX];
+	struct gsmtaplog_stats st;
+	struct gsmtaplog *s;
+
+	snprintf(path, sizeof(path), "/tmp/sender_latency.%d.sock", (int)getpid());
+	col.drain = drain_open(&dc, why);
+	if (!col.drain)
+		errx(1, "%s", why);
+	if (pthread_create(thread, NULL, drainer_cb, NULL))
+		errx(1, "pthread_create");
+	s = GSMTAPLOG_OPEN_OPTS(&o);
+	if (!s)
+		err(1, "gsmtaplog_open_opts");
+	gsmtaplog_stats(s, &st);
+	if (!st.drainer)
+		errx(1, "the drainer thread did not take the ring");
+	return s;
 }
 
 static struct gsmtaplog *open_sender(uint16_t port)
@@ -513,8 +680,9 @@ static struct log_target *osmo_stderr_target(void)
 	return t;
 }
 
-/* Build the systems; returns how many.  The floor is always systems[0]. */
-static int make_systems(struct system *sys)
+/* Build the systems; returns how many.  The floor is always systems[0].
+ * With several threads, only those that may be called from several at once. */
+static int make_systems(struct system *sys, int threads, pthread_t *drainer)
 {
 	struct wire_log floor_log = {
 		.level = WIRE_LEVEL_NOTICE, .ident = { "bench", 5 }, .subsys = { "BENCH", 5 },
@@ -536,6 +704,26 @@ static int make_systems(struct system *sys)
 	id = udp_collector(&port);
 	sys[n++] = (struct system){ .name = "gsmtaplog_printf", .call = gsmtaplog_printf_cb, .sees_drops = true,
 				    .collector = id, .fd = -1, .sender = open_sender(port) };
+	sys[n++] = (struct system){ .name = "gsmtaplog_deferred", .call = gsmtaplog_send_cb, .sees_drops = true,
+				    .collector = DRAIN_COLLECTOR, .fd = -1, .sender = open_deferred(drainer) };
+#ifdef HAVE_LTTNG
+	/* Only with a session enabling the event does the tracepoint record anything. */
+	sys[n++] = (struct system){ .name = lttng_ust_tracepoint_enabled(gsmtaplog_bench, line) ?
+					   "lttng_ust" : "lttng_ust_disabled",
+				    .call = lttng_cb, .collector = NO_COLLECTOR, .fd = -1 };
+#else
+	printf("lttng_ust: not built (apt-get install liblttng-ust-dev, then meson setup --reconfigure)\n");
+#endif
+#ifdef HAVE_SPDLOG
+	if (spdlog_bench_open("/dev/null", collector_cpu()))
+		errx(1, "spdlog_bench_open");
+	sys[n++] = (struct system){ .name = "spdlog_async", .call = spdlog_cb, .collector = NO_COLLECTOR, .fd = -1,
+				    .lost = spdlog_bench_overruns };
+#else
+	printf("spdlog_async: not built (apt-get install libspdlog-dev g++, then meson setup --reconfigure)\n");
+#endif
+	if (threads > 1)
+		return n;
 
 	sys[n++] = osmo_udp_system("osmo_gsmtap", osmo_gsmtap_target);
 	sys[n++] = osmo_udp_system("osmo_gsmtaplog", gsmtaplog_osmo_target);
@@ -571,6 +759,21 @@ static int make_systems(struct system *sys)
 		printf("syslog: skipped (no /dev/log)\n");
 	}
 	return n;
+}
+
+/* -o: the floor and the systems named; the others' resources stay open, unused. */
+static int keep_only(struct system *sys, int n, const char *only)
+{
+	int kept = 1;
+
+	for (int i = 1; only && i < n; i++) {
+		size_t len = strlen(sys[i].name);
+		const char *p = strstr(only, sys[i].name);
+
+		if (p && (p == only || p[-1] == ',') && (p[len] == ',' || !p[len]))
+			sys[kept++] = sys[i];
+	}
+	return only ? kept : n;
 }
 
 static void print_drops(const struct system *s, const char *key, uint64_t errors)
@@ -654,6 +857,8 @@ static void report(struct system *sys, int n)
 		print_drops(s, "dropped", s->errors);
 		if (s->collector >= 0 && s->collector != PIPE_COLLECTOR)
 			printf(" lost=%" PRIu64, s->total - atomic_load(&col.received[s->collector]));
+		if (s->lost)
+			printf(" lost=%llu", s->lost());
 		printf(" stall_max_ns=%" PRIu64, s->stall_max);
 		printf(" allocs_per_line=%.3f", (double)s->allocs / s->calls);
 		if (s->make_target && !s->path_rc)
@@ -665,27 +870,34 @@ static void report(struct system *sys, int n)
 
 int main(int argc, char **argv)
 {
-	int calls = 200000, batch = 1000, stall_ms = 1000, send_stall_ms = 500, opt, n, stderr_copy;
+	int calls = 200000, batch = 1000, stall_ms = 1000, send_stall_ms = 500, threads = 1, opt, n, stderr_copy;
+	const char *only = NULL;
 	bool realtime = false;
-	struct system sys[MAX_SYSTEMS];
-	pthread_t rx_thread, pipe_thread;
+	static struct system sys[MAX_SYSTEMS];
+	pthread_t rx_thread, pipe_thread, drainer_thread;
 
-	while ((opt = getopt(argc, argv, "n:b:s:S:rP:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:b:s:S:t:o:R:rP:")) != -1) {
 		switch (opt) {
 		case 'n': calls = atoi(optarg); break;
 		case 'b': batch = atoi(optarg); break;
 		case 's': stall_ms = atoi(optarg); break;
 		case 'S': send_stall_ms = atoi(optarg); break;
+		case 't': threads = atoi(optarg); break;
+		case 'o': only = optarg; break;
+		case 'R': ring_size = strtoul(optarg, NULL, 0); break;
 		case 'r': realtime = true; break;
 		case 'P': load_shim(optarg); break;
-		default: errx(2, "usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-S SEND_STALL_MS] [-r] [-P SHIM]");
+		default: errx(2, "usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-S SEND_STALL_MS] [-t THREADS] [-o NAMES] [-R RING] [-r] [-P SHIM]");
 		}
 	}
-	if (calls < 1 || batch < 1 || stall_ms < 0 || send_stall_ms < 0)
-		errx(2, "CALLS and BATCH must be positive, STALL_MS and SEND_STALL_MS not negative");
+	if (calls < 1 || batch < 1 || stall_ms < 0 || send_stall_ms < 0 || threads < 1 || threads > MAX_THREADS)
+		errx(2, "CALLS and BATCH must be positive, STALL_MS and SEND_STALL_MS not negative, THREADS 1 to %d",
+		     MAX_THREADS);
+	if (threads > 1)
+		stall_ms = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("sender_latency: calls=%d per system, batch=%d, lines of 1..%d bytes, stall=%d ms, send path stall=%d ms\n",
-	       calls, batch, LINE_MAX_LEN, stall_ms, send_stall_ms);
+	printf("sender_latency: calls=%d per system%s, batch=%d, lines of 1..%d bytes, stall=%d ms, send path stall=%d ms, threads=%d\n",
+	       calls, threads > 1 ? " and thread" : "", batch, LINE_MAX_LEN, stall_ms, send_stall_ms, threads);
 	print_environment();
 	/* Set before the collector threads start, so that they inherit it. */
 	if (realtime && sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 }))
@@ -698,13 +910,20 @@ int main(int argc, char **argv)
 	if (log_init(&log_info, NULL) < 0)
 		errx(1, "log_init");
 	make_lines();
-	n = make_systems(sys);
-	for (int i = 0; i < n; i++)
-		if (latency_init(&sys[i].lat, calls))
+	n = make_systems(sys, threads, &drainer_thread);
+	n = keep_only(sys, n, only);
+	for (int i = 0; i < n; i++) {
+		if (latency_init(&sys[i].lat, (size_t)calls * threads))
 			err(1, "samples");
+		for (int k = 0; threads > 1 && k < threads; k++)
+			if (latency_init(&sys[i].tlat[k], calls))
+				err(1, "samples");
+	}
+	if (threads > 1)
+		pool_start(threads);	/* unpinned: the scheduler spreads them */
 	pin_to_cpu(0);
 	if (pthread_create(&rx_thread, NULL, udp_receiver_cb, NULL) ||
-	    pthread_create(&pipe_thread, NULL, pipe_reader_cb, NULL))
+	    (threads == 1 && pthread_create(&pipe_thread, NULL, pipe_reader_cb, NULL)))
 		errx(1, "pthread_create");
 
 	/* One unrecorded round warms caches, sockets and the page cache file. */
@@ -715,7 +934,7 @@ int main(int argc, char **argv)
 
 		int round = done / batch;
 
-		if (round == calls / batch / 2) {
+		if (round == calls / batch / 2 && threads == 1) {
 			for (int i = 0; i < n; i++)
 				stall_window(&sys[i], stall_ms, done);
 		}
@@ -724,12 +943,18 @@ int main(int argc, char **argv)
 		for (int k = 0; k < n; k++)
 			run_batch(&sys[(round + k) % n], done, count, true);
 	}
-	for (int i = 0; i < n; i++)
+	if (threads > 1)
+		pool_stop();
+	for (int i = 0; i < n; i++) {
+		merge_threads(&sys[i]);
 		if (sys[i].collector >= 0 && sys[i].collector != PIPE_COLLECTOR)
 			settled_count(sys[i].collector);
+	}
 	atomic_store(&col.stop, true);
 	pthread_join(rx_thread, NULL);
-	pthread_join(pipe_thread, NULL);
+	if (threads == 1)
+		pthread_join(pipe_thread, NULL);
+	pthread_join(drainer_thread, NULL);
 	dup2(stderr_copy, STDERR_FILENO);
 
 	for (int i = 0; i < n; i++)
@@ -743,5 +968,6 @@ int main(int argc, char **argv)
 	report(sys, n);
 	for (int i = 0; i < n; i++)
 		latency_free(&sys[i].lat);
+	drain_close(col.drain);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "number.h"
 #include "options.h"
+#include "shmring.h"
 #include "wire.h"
 
 static const char usage_text[] =
@@ -25,6 +26,9 @@ static const char usage_text[] =
 "                            which takes IPv4 and IPv6)\n"
 "  -i, --interface IFACE     capture GSMTAP crossing IFACE with libpcap instead\n"
 "  -r, --read FILE           convert a pcap/pcapng file (- for standard input), then exit\n"
+"      --shm[=SOCKET]        take the lines of local programs in deferred mode from\n"
+"                            their shared-memory rings, offered on SOCKET (default\n"
+"                            " SHMRING_SOCKET ")\n"
 "  -f, --filter BPF          capture filter for -i and -r (default \"udp port 4729\")\n"
 "  -B, --buffer-size MIB     kernel receive buffer per socket (default 128), or\n"
 "                            libpcap's capture ring for -i (default 32)\n"
@@ -80,12 +84,13 @@ static const char usage_text[] =
 "interface; everything whole was kept).  See gsmtap-logd(8).\n";
 
 enum { OPT_TEXT = 256, OPT_STDOUT, OPT_COUNT_ONLY, OPT_STATS_INTERVAL, OPT_MAX_STREAMS, OPT_ALLOW,
-       OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT };
+       OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT, OPT_SHM };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
 	{ "interface", required_argument, NULL, 'i' },
 	{ "read", required_argument, NULL, 'r' },
+	{ "shm", optional_argument, NULL, OPT_SHM },
 	{ "filter", required_argument, NULL, 'f' },
 	{ "buffer-size", required_argument, NULL, 'B' },
 	{ "pcapng", required_argument, NULL, 'w' },
@@ -206,11 +211,11 @@ static mode_t umask_option(const char *arg)
 static void add_input(struct options *o, const char *kind, const char *arg)
 {
 	if (o->n_inputs && strcmp(o->inputs[0].kind, kind))
-		log_usage("-l, -i and -r are alternatives: give one kind of input");
+		log_usage("-l, -i, -r and --shm are alternatives: give one kind of input");
 	if (o->n_inputs == COLLECTOR_INPUTS_MAX)
 		log_usage("at most %d inputs", COLLECTOR_INPUTS_MAX);
 	if (strcmp(kind, "socket") && o->n_inputs)
-		log_usage("one -%c at a time", kind[0] == 'c' ? 'i' : 'r');
+		log_usage("one %s at a time", !strcmp(kind, "capture") ? "-i" : !strcmp(kind, "file") ? "-r" : "--shm");
 	o->inputs[o->n_inputs++] = (struct input_request){ kind, arg };
 }
 
@@ -261,7 +266,8 @@ static void order_outputs(struct options *o)
 /* \a chosen: -w, --text or --count-only was given; --stdout alone adds to the defaults. */
 static void check_and_default(struct options *o, bool chosen)
 {
-	if (o->input.filter && (!o->n_inputs || !strcmp(o->inputs[0].kind, "socket")))
+	if (o->input.filter && (!o->n_inputs || !strcmp(o->inputs[0].kind, "socket") ||
+				!strcmp(o->inputs[0].kind, "shm")))
 		log_usage("-f applies to -i and -r only");
 	if (o->group && !o->user)
 		log_usage("-g needs -u: the daemon drops root to a user, not to a group alone");
@@ -308,6 +314,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		case 'l': listen_option(o, optarg); break;
 		case 'i': add_input(o, "capture", optarg); break;
 		case 'r': add_input(o, "file", optarg); break;
+		case OPT_SHM: add_input(o, "shm", optarg ? optarg : SHMRING_SOCKET); break;
 		case 'f': o->input.filter = optarg; break;
 		case 'B': o->input.buffer = (int)number(optarg, 1, 1024, "-B (MiB)") << 20; break;
 		case 'w': add_output(o, "pcapng", optarg, false); chosen = true; break;

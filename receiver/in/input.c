@@ -11,7 +11,8 @@
 #define INPUT_KINDS(X)	\
 	X(socket)	\
 	X(capture)	\
-	X(file)
+	X(file)		\
+	X(shm)
 
 #define DECLARE(kind) struct input *in_##kind##_open(const char *arg, const struct input_config *cfg, char *err);
 INPUT_KINDS(DECLARE)

@@ -29,7 +29,7 @@ struct input;
 
 /*! One kind of input.  Implementations embed struct input as their first member. */
 struct input_ops {
-	const char *kind;	/*!< "socket", "capture", "file" */
+	const char *kind;	/*!< "socket", "capture", "file", "shm" */
 	/*! Deliver what is waiting, at most one batch, to \a cb.  Never blocks.
 	 *  \returns datagrams delivered (0: nothing waiting), INPUT_END after the last
 	 *  record of a file, or -errno on an error the loop reports and survives */
@@ -63,7 +63,7 @@ struct input_config {
 	const char *filter;	/*!< -f: BPF for capture and file inputs */
 };
 
-/*! Open an input of \a kind ("socket", "capture", "file") on \a arg (ADDR[:PORT], an
- *  interface, a file name or "-").  \returns NULL with the reason in \a err
+/*! Open an input of \a kind ("socket", "capture", "file", "shm") on \a arg (ADDR[:PORT], an
+ *  interface, a file name or "-", a Unix socket path).  \returns NULL with the reason in \a err
  *  (INPUT_ERR_MAX bytes) and errno set */
 struct input *input_open(const char *kind, const char *arg, const struct input_config *cfg, char *err);

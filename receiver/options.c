@@ -199,8 +199,26 @@ static void order_outputs(struct options *o)
 		log_usage("only one output can go to standard output (-w -, --text - and --stdout)");
 }
 
+/* Sockets the service manager bound (gsmtap-logd.socket) are the input: with
+ * -l, -i or -r as well, one of the two configurations is a mistake.  Their
+ * buffer is the socket unit's unless -B says otherwise. */
+static void passed_sockets(struct options *o, int first, int passed)
+{
+	if (passed && o->n_inputs)
+		log_usage("started with %d socket%s from the service manager (gsmtap-logd.socket): "
+			  "give no -l, -i or -r, or stop and disable the socket unit",
+			  passed, passed == 1 ? "" : "s");
+	for (int i = 0; i < passed; i++) {
+		if (i == COLLECTOR_INPUTS_MAX)
+			log_usage("%d sockets from the service manager: at most %d inputs",
+				  passed, COLLECTOR_INPUTS_MAX);
+		snprintf(o->passed[i], sizeof(o->passed[i]), "%d", first + i);
+		add_input(o, "passed", o->passed[i]);
+	}
+}
+
 /* \a chosen: -w, --text or --count-only was given; --stdout alone adds to the defaults. */
-static void check_and_default(struct options *o, bool chosen)
+static void check_and_default(struct options *o, bool chosen, int first, int passed)
 {
 	if (o->input.filter && (!o->n_inputs || !strcmp(o->inputs[0].kind, "socket")))
 		log_usage("-f applies to -i and -r only");
@@ -209,11 +227,12 @@ static void check_and_default(struct options *o, bool chosen)
 	if (o->rotation.files && !o->rotation.filesize && !o->rotation.duration)
 		log_usage("-b files:N needs -b filesize:KB or -b duration:SECONDS, as dumpcap's does: "
 			  "without them there is only one file");
+	passed_sockets(o, first, passed);
 	if (!o->n_inputs)
 		add_input(o, "socket", "[::]:4729");
 	if (!o->input.filter)
 		o->input.filter = DECODE_FILTER_DEFAULT;
-	if (!o->input.buffer)
+	if (!o->input.buffer && !passed)
 		o->input.buffer = (!strcmp(o->inputs[0].kind, "capture") ? OPTIONS_CAPTURE_BUFFER_MIB :
 				   OPTIONS_SOCKET_BUFFER_MIB) << 20;
 	if (!chosen) {
@@ -223,7 +242,7 @@ static void check_and_default(struct options *o, bool chosen)
 	order_outputs(o);
 }
 
-void options_parse(struct options *o, int argc, char **argv)
+void options_parse(struct options *o, int argc, char **argv, int first, int passed)
 {
 	bool chosen = false;
 	int c;
@@ -266,5 +285,5 @@ void options_parse(struct options *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		log_usage("unexpected argument '%s'", argv[optind]);
-	check_and_default(o, chosen);
+	check_and_default(o, chosen, first, passed);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -30,6 +31,7 @@ struct in_socket {
 	struct input in;
 	int rcvbuf;				/*!< what the kernel granted */
 	bool passed;				/*!< the service manager bound it */
+	char sharer[ADDR_TEXT_MAX];		/*!< another socket on the port when passed, or "" */
 	int last_error;
 	struct sockaddr_storage local;		/*!< bound address; the port fills in pktinfo dsts */
 	uint64_t delivered;
@@ -194,8 +196,12 @@ static void socket_describe(const struct input *in, char *buf, size_t room)
 {
 	const struct in_socket *s = (const struct in_socket *)in;
 
-	snprintf(buf, room, "listening on %s (%sreceive buffer %d bytes)", in->name,
-		 s->passed ? "passed by the service manager, " : "", s->rcvbuf);
+	snprintf(buf, room, "listening on %s (%sreceive buffer %d bytes)%s%s%s", in->name,
+		 s->passed ? "passed by the service manager, " : "", s->rcvbuf,
+		 *s->sharer ? "; but another socket is bound to " : "", s->sharer,
+		 *s->sharer ? " and takes what is sent there: most likely the sink of an Osmocom "
+			      "program that started before gsmtap-logd; restart it, and order its unit "
+			      "After=gsmtap-logd.service" : "");
 }
 
 /* queue_peak against rcvbuf tells how close the collector came to losing datagrams. */
@@ -337,6 +343,65 @@ static bool is_udp_socket(int fd)
 	       (domain == AF_INET || domain == AF_INET6);
 }
 
+/* One line of /proc/net/udp or udp6: its local address and inode.  The
+ * kernel prints each 32-bit word of the address as a host-order number. */
+static bool parse_udp_line(const char *line, int family, struct sockaddr_storage *addr, unsigned long *inode)
+{
+	char hex[33];
+	unsigned int port;
+	uint8_t bytes[16], port_be[2];
+	size_t words = family == AF_INET ? 1 : 4;
+
+	if (sscanf(line, " %*u: %32[0-9A-Fa-f]:%x %*s %*x %*s %*s %*s %*u %*u %lu", hex, &port, inode) != 3 ||
+	    strlen(hex) != words * 8)
+		return false;
+	for (size_t w = 0; w < words; w++) {
+		char word[9];
+		uint32_t v;
+
+		memcpy(word, hex + 8 * w, 8);
+		word[8] = 0;
+		v = (uint32_t)strtoul(word, NULL, 16);
+		memcpy(bytes + 4 * w, &v, 4);
+	}
+	port_be[0] = port >> 8;
+	port_be[1] = port & 0xff;
+	addr_set(addr, family, bytes, port_be);
+	return true;
+}
+
+/* Another socket on our port, which the SO_REUSEADDR systemd set let in before
+ * we took the socket over: it takes whatever is sent to its more specific
+ * address.  Named in s->sharer; this network namespace's tables say. */
+static void find_sharer(struct in_socket *s)
+{
+	static const struct { const char *path; int family; } tables[] = {
+		{ "/proc/self/net/udp", AF_INET }, { "/proc/self/net/udp6", AF_INET6 },
+	};
+	unsigned int port = addr_port((const struct sockaddr *)&s->local);
+	struct stat st;
+
+	if (fstat(s->in.fd, &st))
+		return;
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && !*s->sharer; t++) {
+		FILE *f = fopen(tables[t].path, "re");
+		char line[512];
+
+		while (f && fgets(line, sizeof(line), f)) {
+			struct sockaddr_storage addr;
+			unsigned long inode;
+
+			if (parse_udp_line(line, tables[t].family, &addr, &inode) && inode != st.st_ino &&
+			    addr_port((const struct sockaddr *)&addr) == port) {
+				addr_format(s->sharer, sizeof(s->sharer), (const struct sockaddr *)&addr);
+				break;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+}
+
 /*! Take over the UDP socket the service manager bound and passed as descriptor
  *  \a arg (gsmtap-logd.socket; sd_listen_fds(3)).  systemd binds every socket
  *  with SO_REUSEADDR, which would let libosmocore's `log gsmtap` sink bind the
@@ -373,5 +438,6 @@ struct input *in_passed_open(const char *arg, const struct input_config *cfg, ch
 		errno = e;
 		return NULL;
 	}
+	find_sharer(s);
 	return &s->in;
 }

@@ -37,8 +37,8 @@ is "$(sink_bind "$PORT")" bound \
 	"while systemd holds the socket (SO_REUSEADDR), a libosmocore-style sink could bind 127.0.0.1:$PORT"
 "$CLI" -H 127.0.0.1 -P "$PORT" -t act "the datagram that starts the collector"
 wait_for "$T/logd.err" 'gsmtap-logd: listening' || bail "gsmtap-logd did not start: $(cat "$T/logd.err")"
-grep -q "gsmtap-logd: listening on \[::\]:$PORT (passed by the service manager, receive buffer [0-9]* bytes)" "$T/logd.err"
-ok $? "it takes the passed socket and says so: $(grep 'gsmtap-logd: listening' "$T/logd.err")"
+grep -q "^gsmtap-logd: listening on \[::\]:$PORT (passed by the service manager, receive buffer [0-9]* bytes)$" "$T/logd.err"
+ok $? "it takes the passed socket and says so, and nothing else shares the port: $(grep 'gsmtap-logd: listening' "$T/logd.err")"
 is "$(sink_bind "$PORT")" "Address already in use" \
 	"once gsmtap-logd has the socket, the sink's bind fails: SO_REUSEADDR is cleared"
 is "$(ss -ulnp "sport = :$PORT" | grep -c gsmtap-logd)" 1 "one socket on the port, held by gsmtap-logd (exec'd in place)"
@@ -65,6 +65,30 @@ wait "$OSMO"
 sleep 0.3
 stop_logd
 is "$(summary received)" 21 "the collector received the wake-up line and all 20 of libosmocore's"
+
+# A sink that got in while systemd held the socket (an osmo unit not ordered
+# after the service) takes 127.0.0.1's datagrams: the collector says so.
+activate --text "$T/shared.log"
+python3 - "$PORT" "$T/sink.ready" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+open(sys.argv[2], "w").write("bound\n")
+time.sleep(5)
+PY
+SINK=$!
+wait_for "$T/sink.ready" bound || bail "the stand-in sink did not bind"
+"$CLI" -H ::1 -P "$PORT" -t act wake-up
+wait_for "$T/logd.err" 'gsmtap-logd: listening' || bail "gsmtap-logd did not start: $(cat "$T/logd.err")"
+is "$(sed -n 's/^gsmtap-logd: listening on [^;]*; //p' "$T/logd.err")" \
+	"but another socket is bound to 127.0.0.1:$PORT and takes what is sent there: most likely the sink of an Osmocom program that started before gsmtap-logd; restart it, and order its unit After=gsmtap-logd.service" \
+	"a socket that bound the port beside systemd's is named in the start-up line, with the remedy"
+"$CLI" -H 127.0.0.1 -P "$PORT" -t act "to the sink"
+sleep 0.3
+stop_logd
+kill "$SINK"
+is "$(summary received)" 1 "and it is right: what went to 127.0.0.1 did not reach the collector"
 
 # What cannot be right is refused, with the reason.
 activate -l "127.0.0.1:$PORT" --text "$T/both.log"

@@ -23,7 +23,8 @@ static const char usage_text[] =
 "\n"
 "Input (one kind):\n"
 "  -l, --listen ADDR[:PORT]  receive on a UDP socket (repeatable; default [::]:4729,\n"
-"                            which takes IPv4 and IPv6)\n"
+"                            which takes IPv4 and IPv6; sockets passed by systemd,\n"
+"                            gsmtap-logd.socket, are the input in its place)\n"
 "  -i, --interface IFACE     capture GSMTAP crossing IFACE with libpcap instead\n"
 "  -r, --read FILE           convert a pcap/pcapng file (- for standard input), then exit\n"
 "      --shm[=SOCKET]        take the lines of local programs in deferred mode from\n"
@@ -263,8 +264,26 @@ static void order_outputs(struct options *o)
 		log_usage("only one output can go to standard output (-w -, --text - and --stdout)");
 }
 
+/* Sockets the service manager bound (gsmtap-logd.socket) are the input: with
+ * -l, -i or -r as well, one of the two configurations is a mistake.  Their
+ * buffer is the socket unit's unless -B says otherwise. */
+static void passed_sockets(struct options *o, int first, int passed)
+{
+	if (passed && o->n_inputs)
+		log_usage("started with %d socket%s from the service manager (gsmtap-logd.socket): "
+			  "give no -l, -i or -r, or stop and disable the socket unit",
+			  passed, passed == 1 ? "" : "s");
+	for (int i = 0; i < passed; i++) {
+		if (i == COLLECTOR_INPUTS_MAX)
+			log_usage("%d sockets from the service manager: at most %d inputs",
+				  passed, COLLECTOR_INPUTS_MAX);
+		snprintf(o->passed[i], sizeof(o->passed[i]), "%d", first + i);
+		add_input(o, "passed", o->passed[i]);
+	}
+}
+
 /* \a chosen: -w, --text or --count-only was given; --stdout alone adds to the defaults. */
-static void check_and_default(struct options *o, bool chosen)
+static void check_and_default(struct options *o, bool chosen, int first, int passed)
 {
 	if (o->input.filter && (!o->n_inputs || !strcmp(o->inputs[0].kind, "socket") ||
 				!strcmp(o->inputs[0].kind, "shm")))
@@ -283,11 +302,12 @@ static void check_and_default(struct options *o, bool chosen)
 		log_usage("--stats-file needs a file name (it is replaced by renaming, so not standard output)");
 	if (o->stats_file && !o->stats_interval)
 		o->stats_interval = OPTIONS_STATS_FILE_INTERVAL;
+	passed_sockets(o, first, passed);
 	if (!o->n_inputs)
 		add_input(o, "socket", "[::]:4729");
 	if (!o->input.filter)
 		o->input.filter = DECODE_FILTER_DEFAULT;
-	if (!o->input.buffer)
+	if (!o->input.buffer && !passed)
 		o->input.buffer = (!strcmp(o->inputs[0].kind, "capture") ? OPTIONS_CAPTURE_BUFFER_MIB :
 				   OPTIONS_SOCKET_BUFFER_MIB) << 20;
 	if (!chosen) {
@@ -301,7 +321,7 @@ static void check_and_default(struct options *o, bool chosen)
 	order_outputs(o);
 }
 
-void options_parse(struct options *o, int argc, char **argv)
+void options_parse(struct options *o, int argc, char **argv, int first, int passed)
 {
 	bool chosen = false;
 	int c;
@@ -354,5 +374,5 @@ void options_parse(struct options *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		log_usage("unexpected argument '%s'", argv[optind]);
-	check_and_default(o, chosen);
+	check_and_default(o, chosen, first, passed);
 }

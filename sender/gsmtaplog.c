@@ -315,3 +315,8 @@ void gsmtaplog_close(struct gsmtaplog *s)
 	s->t->ops->close(s->t);
 	free(s);
 }
+
+const char *gsmtaplog_version(void)
+{
+	return GSMTAPLOG_VERSION_STRING;
+}

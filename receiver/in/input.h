@@ -63,7 +63,8 @@ struct input_config {
 	const char *filter;	/*!< -f: BPF for capture and file inputs */
 };
 
-/*! Open an input of \a kind ("socket", "capture", "file", "shm") on \a arg (ADDR[:PORT], an
- *  interface, a file name or "-", a Unix socket path).  \returns NULL with the reason in \a err
+/*! Open an input of \a kind ("socket", "passed", "capture", "file", "shm") on \a arg
+ *  (ADDR[:PORT], a descriptor the service manager passed, an interface, a file
+ *  name or "-", a Unix socket path).  \returns NULL with the reason in \a err
  *  (INPUT_ERR_MAX bytes) and errno set */
 struct input *input_open(const char *kind, const char *arg, const struct input_config *cfg, char *err);

@@ -31,6 +31,20 @@ extern "C" {
  * in the ring survives a crash of the program.  See doc/deferred.md.
  */
 
+/* The version of this header; gsmtaplog_version() is the library's.  Kept equal
+ * to the project's version by sender/meson.build.  The soname changes only
+ * when a change breaks programs built against an older header. */
+#define GSMTAPLOG_VERSION_MAJOR		0
+#define GSMTAPLOG_VERSION_MINOR		2
+#define GSMTAPLOG_VERSION_MICRO		0
+#define GSMTAPLOG_VERSION_STRING	"0.2.0"
+/* True when this header is version major.minor.micro or newer. */
+#define GSMTAPLOG_CHECK_VERSION(major, minor, micro) \
+	(GSMTAPLOG_VERSION_MAJOR > (major) || \
+	 (GSMTAPLOG_VERSION_MAJOR == (major) && GSMTAPLOG_VERSION_MINOR > (minor)) || \
+	 (GSMTAPLOG_VERSION_MAJOR == (major) && GSMTAPLOG_VERSION_MINOR == (minor) && \
+	  GSMTAPLOG_VERSION_MICRO >= (micro)))
+
 /* libosmocore's level numbers, as they appear on the wire. */
 #define GSMTAPLOG_DEBUG		1
 #define GSMTAPLOG_INFO		3
@@ -154,6 +168,10 @@ int gsmtaplog_fd(const struct gsmtaplog *s);
 /*! Close the socket and free \a s.  No other thread may use \a s any more.  NULL is allowed.
  *  Deferred: the drainer takes what is left in the ring, then lets it go. */
 void gsmtaplog_close(struct gsmtaplog *s);
+
+/*! The version of the library that is running, "MAJOR.MINOR.MICRO": the same as
+ *  GSMTAPLOG_VERSION_STRING when the program runs with the library it was built with. */
+const char *gsmtaplog_version(void);
 
 /* The basename of this source file, computed by the compiler where it can. */
 #ifdef __FILE_NAME__

@@ -26,7 +26,7 @@ static int count(char **argv)
 static void parse(char **argv)
 {
 	optind = 0;	/* a fresh getopt for each command line */
-	options_parse(&o, count(argv), argv);
+	options_parse(&o, count(argv), argv, 3, 0);	/* no sockets passed by a service manager */
 }
 
 #define IS_STR(got, want, ...) \

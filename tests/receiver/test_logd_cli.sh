@@ -8,7 +8,7 @@ need python3
 is $? 0 "--help exits 0"
 grep -q -- "--listen ADDR\[:PORT\]" "$T/help.txt"
 ok $? "--help documents --listen"
-is "$("$LOGD" --version)" "gsmtap-logd 0.1.0" "--version"
+is "$("$LOGD" --version)" "gsmtap-logd $(sed -n "s/^  version: '\(.*\)',/\1/p" "$SRCDIR/meson.build")" "--version"
 for bad in "--no-such-flag" "-b size:10" "-b filesize:x" "-B 0" "-l ::1 -i lo" "extra-arg" "--stats-interval -1"; do
 	# shellcheck disable=SC2086
 	"$LOGD" $bad 2>"$T/err.txt" </dev/null

@@ -151,7 +151,7 @@ static void refused(void)
 	REFUSED(ARGS("-w", "-", "--stdout"), "only one output can go to standard output (-w -, --text - and --stdout)");
 	REFUSED(ARGS("-g", "nogroup"), "-g needs -u: the daemon drops root to a user, not to a group alone");
 	REFUSED(ARGS("-f", "udp"), "-f applies to -i and -r only");
-	REFUSED(ARGS("-l", "127.0.0.1", "-r", "f"), "-l, -i and -r are alternatives: give one kind of input");
+	REFUSED(ARGS("-l", "127.0.0.1", "-r", "f"), "-l, -i, -r and --shm are alternatives: give one kind of input");
 	REFUSED(ARGS("-r", "a", "-r", "b"), "one -r at a time");
 	REFUSED(ARGS("-b", "size:1"), "-b size:1: expected filesize:KB, duration:SECONDS, interval:SECONDS, packets:N or files:N");
 	REFUSED(ARGS("-b", "filesize:0"), "-b filesize 0: out of range (1 to 18446744073709551)");

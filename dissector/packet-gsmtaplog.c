@@ -26,6 +26,7 @@
 
 #include "wire.h"
 #include "seq.h"
+#include "timing.h"
 #include "gsmtaplog.h"
 
 void proto_register_gsmtaplog(void);
@@ -64,14 +65,8 @@ struct stream_state {
 	struct seq_state seq;
 	guint8 ident[WIRE_IDENT_LEN];	/* of the previous line: a new one is a new sender */
 	gsize ident_len;
-	gboolean have_delay;
-	nstime_t min_delay;
-	wmem_map_t *threads;	/* pid -> struct thread_state */
-};
-
-/* The last in-order line of one pid in one stream. */
-struct thread_state {
-	nstime_t sent;
+	struct timing_delay delay;
+	wmem_map_t *threads;	/* pid -> struct timing_pid */
 };
 
 static wmem_map_t *gsmtaplog_streams;	/* struct stream_state by address and port */
@@ -176,34 +171,37 @@ static void analyse_seq(struct stream_state *s, struct gtl_frame *fr, gboolean s
 	}
 }
 
-/* delta against the previous in-order line of this pid, delay against the capture clock. */
-static void analyse_time(struct stream_state *s, struct gtl_frame *fr,
-			 const nstime_t *sent, const nstime_t *captured)
+static void nstime_from_ns(nstime_t *t, gint64 ns)
 {
-	struct thread_state *t;
-	gboolean late = (fr->flags & (GTL_REORDERED | GTL_DUPLICATE)) != 0;
+	/* Both parts take the sign, as nstime_delta() gives them. */
+	t->secs = (time_t)(ns / NS_PER_SEC);
+	t->nsecs = (int)(ns % NS_PER_SEC);
+}
 
-	t = (struct thread_state *)wmem_map_lookup(s->threads, GUINT_TO_POINTER(fr->pid));
-	if (t) {
-		nstime_delta(&fr->delta, sent, &t->sent);
-		fr->flags |= GTL_HAS_DELTA;
-		/* A late line is expected to be older; it must not become the
-		 * reference either, or the next line's delta would be wrong. */
-		if (!late && (fr->delta.secs < 0 || fr->delta.nsecs < 0))
-			fr->flags |= GTL_CLOCK_BACK;
-	} else {
-		t = wmem_new0(wmem_file_scope(), struct thread_state);
+/* delta against the previous in-order line of this pid, delay against the
+ * capture clock: the rules of wire/timing.c. */
+static void analyse_time(struct stream_state *s, struct gtl_frame *fr, gint64 sent, const nstime_t *captured)
+{
+	struct timing_pid *t;
+	gint64 delta, delay, excess;
+	unsigned flags;
+
+	t = (struct timing_pid *)wmem_map_lookup(s->threads, GUINT_TO_POINTER(fr->pid));
+	if (!t) {
+		t = wmem_new0(wmem_file_scope(), struct timing_pid);
 		wmem_map_insert(s->threads, GUINT_TO_POINTER(fr->pid), t);
 	}
-	if (!late || !(fr->flags & GTL_HAS_DELTA))
-		t->sent = *sent;
-
-	nstime_delta(&fr->delay, captured, sent);
-	if (!s->have_delay || nstime_cmp(&fr->delay, &s->min_delay) < 0) {
-		s->min_delay = fr->delay;
-		s->have_delay = TRUE;
+	flags = timing_delta(t, sent, (fr->flags & (GTL_REORDERED | GTL_DUPLICATE)) != 0, &delta);
+	if (flags & TIMING_HAS_DELTA) {
+		fr->flags |= GTL_HAS_DELTA;
+		nstime_from_ns(&fr->delta, delta);
 	}
-	nstime_delta(&fr->delay_excess, &fr->delay, &s->min_delay);
+	if (flags & TIMING_CLOCK_BACK)
+		fr->flags |= GTL_CLOCK_BACK;
+
+	timing_delay(&s->delay, sent, (gint64)captured->secs * NS_PER_SEC + captured->nsecs, &delay, &excess);
+	nstime_from_ns(&fr->delay, delay);
+	nstime_from_ns(&fr->delay_excess, excess);
 }
 
 /*
@@ -220,7 +218,6 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 	guint hdr = 0, lh, text_len, last;
 	gboolean same_sender = TRUE;
 	guint32 sec, usec;
-	nstime_t sent;
 
 	fr->stream = &s->pub;
 	if (tvb_captured_length(tvb) < tvb_reported_length(tvb))
@@ -252,10 +249,6 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 	fr->pid = tvb_get_ntohl(tvb, lh + WIRE_LOG_OFF_PID);
 	fr->level = tvb_get_guint8(tvb, lh + WIRE_LOG_OFF_LEVEL);
 
-	/* Only a foreign sender would send usec >= 10^6; carry it rather than overflow nsecs. */
-	sent.secs = (time_t)sec + usec / 1000000;
-	sent.nsecs = (int)(usec % 1000000) * 1000;
-
 	text_len = tvb_reported_length(tvb) - hdr - WIRE_LOG_HDR_LEN;
 	last = hdr + WIRE_LOG_HDR_LEN + text_len - 1;
 	if (text_len == WIRE_TEXT_MAX && tvb_bytes_exist(tvb, last, 1) && tvb_get_guint8(tvb, last) == 0)
@@ -263,7 +256,7 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 
 	same_sender = keep_ident(s, tvb, lh + WIRE_LOG_OFF_IDENT);
 	analyse_seq(s, fr, same_sender);
-	analyse_time(s, fr, &sent, &pinfo->abs_ts);
+	analyse_time(s, fr, timing_sent_ns(sec, usec), &pinfo->abs_ts);
 	return fr;
 }
 

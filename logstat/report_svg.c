@@ -67,10 +67,18 @@ static void axis_label(char *buf, size_t room, double s)
 		snprintf(buf, room, "+%.4g s", s);
 }
 
+/* Bins that the run reached: the timeline ends with the last datagram. */
+static size_t bins_used(const struct analysis *a)
+{
+	int64_t n = a->last_rx > a->bin_start ? (a->last_rx - a->bin_start) / a->bin_ns + 1 : 1;
+
+	return n < LS_BINS ? (size_t)n : LS_BINS;
+}
+
 /* x of capture time t on the timeline. */
 static double x_of(const struct analysis *a, int64_t t)
 {
-	double span = (double)a->bin_ns * LS_BINS;
+	double span = (double)a->bin_ns * (double)bins_used(a);
 
 	return LABEL_W + MARGIN + PLOT_W * (double)(t - a->bin_start) / span;
 }
@@ -84,7 +92,9 @@ static int timeline(FILE *out, const struct analysis *a, int y)
 {
 	size_t rows = a->n_streams < LS_ROWS ? a->n_streams : LS_ROWS + (a->n_streams > LS_ROWS);
 	uint32_t max = 1;
-	double span_s = (double)a->bin_ns * LS_BINS / 1e9, step = pow(10, floor(log10(span_s / 5)));
+	size_t used = bins_used(a);
+	double bw = (double)PLOT_W / (double)used, span_s = (double)a->bin_ns * (double)used / 1e9;
+	double step = pow(10, floor(log10(span_s / 5)));
 	char label[48], d[32];
 
 	for (size_t r = 0; r < rows; r++)
@@ -118,19 +128,19 @@ static int timeline(FILE *out, const struct analysis *a, int y)
 			fprintf(out, "streams %d-%zu", LS_ROWS + 1, a->n_streams);
 		}
 		fputs("</text>\n", out);
-		for (size_t i = 0; i < LS_BINS; i++) {
-			double h, x = LABEL_W + MARGIN + (double)PLOT_W * i / LS_BINS;
+		for (size_t i = 0; i < used; i++) {
+			double h, x = LABEL_W + MARGIN + bw * (double)i;
 
 			if (b->lines[i]) {
 				h = (ROW_H - 6) * log1p(b->lines[i]) / log1p(max);
 				fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
 					"fill=\"#1f77b4\"><title>%" PRIu32 " lines</title></rect>\n", x, top + ROW_H - 4 - h,
-					(double)PLOT_W / LS_BINS, h, b->lines[i]);
+					bw, h, b->lines[i]);
 			}
 			if (b->lost[i])
 				fprintf(out, "<rect class=\"lost\" x=\"%.1f\" y=\"%d\" width=\"%.2f\" height=\"6\" "
 					"fill=\"#d62728\"><title>%" PRIu32 " lines lost</title></rect>\n", x, top,
-					(double)PLOT_W / LS_BINS > 2 ? (double)PLOT_W / LS_BINS : 2, b->lost[i]);
+					bw > 2 ? bw : 2, b->lost[i]);
 		}
 		fputs("</g>\n", out);
 	}

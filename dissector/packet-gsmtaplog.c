@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <epan/packet.h>
+#include <epan/prefs.h>
 #include <epan/expert.h>
 #include <epan/exceptions.h>
 #include <epan/show_exception.h>
@@ -56,6 +57,9 @@ static int gsmtaplog_tap = -1;
 
 static dissector_handle_t gsmtaplog_handle;
 static dissector_handle_t gsmtap_handle;	/* the built-in one we chain to */
+
+/* Further UDP ports a collector may listen on (Preferences > Protocols > GSMTAPlog). */
+static range_t *gsmtaplog_ports;
 
 /* Per-stream state of the first pass. */
 struct stream_state {
@@ -428,6 +432,7 @@ void proto_register_gsmtaplog(void)
 		    "Not a GSMTAP log datagram: short or malformed header", EXPFILL } },
 	};
 	expert_module_t *expert;
+	module_t *module;
 
 	proto_gsmtaplog = proto_register_protocol("GSMTAP log timing analysis", "GSMTAPlog", "gsmtaplog");
 	proto_register_field_array(proto_gsmtaplog, hf, array_length(hf));
@@ -440,17 +445,38 @@ void proto_register_gsmtaplog(void)
 						   stream_hash, stream_equal);
 	register_init_routine(gsmtaplog_init);
 	gsmtaplog_tap = register_tap(GTL_TAP_NAME);
+	module = prefs_register_protocol(proto_gsmtaplog, proto_reg_handoff_gsmtaplog);
+	range_convert_str(wmem_epan_scope(), &gsmtaplog_ports, "", 65535);
+	prefs_register_range_preference(module, "udp.ports", "Additional UDP ports",
+					"UDP ports besides 4729 that carry GSMTAP log datagrams, such as a "
+					"collector's own port (e.g. 4730,5000-5009); no Decode As needed",
+					&gsmtaplog_ports, 65535);
 	gtl_register_stats();
 }
 
+/* Runs at start-up and again whenever the preferences change. */
 void proto_reg_handoff_gsmtaplog(void)
 {
-	/* Plugin handoffs run after the built-in ones, so the gsmtap handle is
-	 * already in place and ours replaces it on the port. */
-	gsmtap_handle = dissector_get_uint_handle(find_dissector_table("udp.port"), WIRE_PORT);
-	if (!gsmtap_handle)
-		gsmtap_handle = find_dissector("gsmtap");
-	dissector_add_uint("udp.port", WIRE_PORT, gsmtaplog_handle);
-	/* GSMTAP sent to another port: "Decode As... GSMTAPlog". */
-	dissector_add_for_decode_as("udp.port", gsmtaplog_handle);
+	static range_t *ports;		/* the ports added last time */
+	static gboolean done;
+
+	if (!done) {
+		/* Plugin handoffs run after the built-in ones, so the gsmtap handle is
+		 * already in place and ours replaces it on the port. */
+		gsmtap_handle = dissector_get_uint_handle(find_dissector_table("udp.port"), WIRE_PORT);
+		if (!gsmtap_handle)
+			gsmtap_handle = find_dissector("gsmtap");
+		dissector_add_uint("udp.port", WIRE_PORT, gsmtaplog_handle);
+		/* GSMTAP sent to another port: "Decode As... GSMTAPlog", or the preference. */
+		dissector_add_for_decode_as("udp.port", gsmtaplog_handle);
+		done = TRUE;
+	}
+	if (ports) {
+		dissector_delete_uint_range("udp.port", ports, gsmtaplog_handle);
+		wmem_free(wmem_epan_scope(), ports);
+	}
+	ports = range_copy(wmem_epan_scope(), gsmtaplog_ports);
+	/* 4729 stays ours whatever the range says. */
+	range_remove_value(wmem_epan_scope(), &ports, WIRE_PORT);
+	dissector_add_uint_range("udp.port", ports, gsmtaplog_handle);
 }

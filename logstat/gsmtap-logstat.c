@@ -13,6 +13,7 @@
 
 #include "analyse.h"
 #include "decode.h"
+#include "number.h"
 #include "report.h"
 #include "timeline.h"
 
@@ -72,19 +73,20 @@ static void usage_error(const char *fmt, const char *arg)
 	exit(EXIT_USAGE);
 }
 
-static unsigned long long number(const char *s, unsigned long long min, unsigned long long max, const char *what)
+/* A number on the command line, through the suite's one parser (receiver/core/number.c). */
+static uint64_t number(const char *s, uint64_t min, uint64_t max, const char *what)
 {
-	char *end;
-	unsigned long long v;
+	char msg[160];
+	uint64_t v;
+	int rc = number_parse(s, min, max, &v);
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "%s: '%%s' is not a number from %llu to %llu", what, min, max);
+	if (rc == -ERANGE)
+		snprintf(msg, sizeof(msg), "%s %%s: out of range (%llu to %llu)", what,
+			 (unsigned long long)min, (unsigned long long)max);
+	else if (rc)
+		snprintf(msg, sizeof(msg), "%s %%s: not a number", what);
+	if (rc)
 		usage_error(msg, s);
-	}
 	return v;
 }
 

@@ -83,6 +83,25 @@ const char *report_text_of(const struct ls_line *l, char *buf, size_t room)
 	return buf;
 }
 
+void report_foreach_stream(const struct analysis *a, const struct run_info *run,
+			   void (*cb)(const struct ls_stream *s, const struct ls_thread *const *th,
+				      size_t n, void *ctx), void *ctx)
+{
+	const struct ls_thread **th;
+	size_t n = analysis_threads(a, &th), k = 0;
+
+	for (size_t i = 0; i < a->n_streams; i++) {
+		const struct ls_stream *s = a->stream[i];
+		size_t first = k;
+
+		while (k < n && th[k]->stream == s->index)
+			k++;
+		if (!run->filter || s->lines)
+			cb(s, th + first, k - first, ctx);
+	}
+	free(th);
+}
+
 /* ---- text ---- */
 
 static void hist_row(FILE *out, int b, uint64_t count, uint64_t max)
@@ -154,8 +173,9 @@ static void text_events(FILE *out, const struct topn *t, const char *a, const ch
 	}
 }
 
-static void text_stream(FILE *out, const struct ls_stream *s, const struct ls_thread *const *th, size_t n)
+static void text_stream(const struct ls_stream *s, const struct ls_thread *const *th, size_t n, void *ctx)
 {
+	FILE *out = ctx;
 	char d[32];
 
 	fprintf(out, "\nStream %" PRIu64 " %s ident %s\n", s->index, s->sender, s->ident[0] ? s->ident : "-");
@@ -206,8 +226,6 @@ static void text_pairs(FILE *out, const struct analysis *a)
 
 void report_text(FILE *out, const struct analysis *a, const struct run_info *run)
 {
-	const struct ls_thread **th;
-	size_t n = analysis_threads(a, &th), k = 0;
 	char t0[40], t1[40], d[32];
 
 	fprintf(out, "gsmtap-logstat: %zu file%s, %" PRIu64 " datagrams, %" PRIu64 " lines (%" PRIu64
@@ -219,17 +237,7 @@ void report_text(FILE *out, const struct analysis *a, const struct run_info *run
 			report_duration(a->last_rx - a->first_rx, d, sizeof(d)));
 	if (run->filter)
 		fprintf(out, " filter: %s\n", run->filter);
-	for (size_t i = 0; i < a->n_streams; i++) {
-		const struct ls_stream *s = a->stream[i];
-		size_t first = k;
-
-		while (k < n && th[k]->stream == s->index)
-			k++;
-		if (run->filter && !s->lines)
-			continue;
-		text_stream(out, s, th + first, k - first);
-	}
-	free(th);
+	report_foreach_stream(a, run, text_stream, out);
 	if (a->n_streams > 1) {
 		fputs("\nAll streams\n", out);
 		text_hist(out, "gap between lines (us)", &a->gap);

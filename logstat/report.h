@@ -37,5 +37,11 @@ const char *report_time(int64_t ns, char *buf, size_t room);
 /*! A duration, the unit chosen for it: "812 us", "5.990 ms", "3.2 s". */
 const char *report_duration(int64_t ns, char *buf, size_t room);
 
+/*! Call \a cb for each stream the report shows (in index order; with --filter, those
+ *  with a selected line), with its pids in pid order. */
+void report_foreach_stream(const struct analysis *a, const struct run_info *run,
+			   void (*cb)(const struct ls_stream *s, const struct ls_thread *const *th,
+				      size_t n, void *ctx), void *ctx);
+
 /*! A line's text escaped so that it stays on its line (receiver/out/text.c's rules). */
 const char *report_text_of(const struct ls_line *l, char *buf, size_t room);

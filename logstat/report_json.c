@@ -108,11 +108,18 @@ static void jthread(FILE *out, const struct ls_thread *t, bool first)
 	fputc('}', out);
 }
 
-static void jstream(FILE *out, const struct ls_stream *s, const struct ls_thread *const *th, size_t n, bool first)
+struct jstreams {
+	FILE *out;
+	size_t shown;
+};
+
+static void jstream(const struct ls_stream *s, const struct ls_thread *const *th, size_t n, void *ctx)
 {
+	struct jstreams *j = ctx;
+	FILE *out = j->out;
 	const struct stream_counts *c = &s->counts;
 
-	fprintf(out, "%s{\"index\":%" PRIu64 ",\"sender\":", first ? "" : ",", s->index);
+	fprintf(out, "%s{\"index\":%" PRIu64 ",\"sender\":", j->shown++ ? "," : "", s->index);
 	jcstr(out, s->sender);
 	fputs(",\"ident\":", out);
 	jcstr(out, s->ident);
@@ -160,8 +167,7 @@ static void jpairs(FILE *out, const struct analysis *a)
 
 void report_json(FILE *out, const struct analysis *a, const struct run_info *run)
 {
-	const struct ls_thread **th;
-	size_t n = analysis_threads(a, &th), k = 0, shown = 0;
+	struct jstreams j = { out, 0 };
 	char t[40];
 
 	fprintf(out, "{\"version\":\"%s\",\"files\":[", GSMTAPLOG_VERSION);
@@ -186,17 +192,7 @@ void report_json(FILE *out, const struct analysis *a, const struct run_info *run
 		jcstr(out, report_time(a->last_rx, t, sizeof(t)));
 	}
 	fputs(",\"streams\":[", out);
-	for (size_t i = 0; i < a->n_streams; i++) {
-		const struct ls_stream *s = a->stream[i];
-		size_t first = k;
-
-		while (k < n && th[k]->stream == s->index)
-			k++;
-		if (run->filter && !s->lines)
-			continue;
-		jstream(out, s, th + first, k - first, shown++ == 0);
-	}
-	free(th);
+	report_foreach_stream(a, run, jstream, &j);
 	fputs("],\"gap_us\":", out);
 	jhist(out, &a->gap);
 	fputs(",\"delay_excess_us\":", out);

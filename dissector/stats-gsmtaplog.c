@@ -34,8 +34,9 @@
  * values.  The value columns a range shows are kept meaningful: a stream's
  * Average / Min / Max are its delay_excess (us) per line received under
  * NODE_LINES, and the lines lost at once under NODE_EXPECTED (Average: lost
- * per line expected); both minimums are 0 by definition, and start there.
- * The two summaries are kept on top with ST_FLG_SORT_TOP.
+ * per line expected), and those of all streams on the summaries' own rows;
+ * both minimums are 0 by definition, and start there.  The top level has
+ * ranges 1 to 4 too, so the summaries come first.
  *
  * Buckets are wire/timing.c's (0, 1, 2-3, 4-7, ... and a negative one, in us,
  * clamped to stats_tree's int); each is created when a value first needs it,
@@ -141,13 +142,19 @@ static void tick_bucket(stats_tree *st, struct hist_nodes *h, int us)
 
 static void gtl_stats_init(stats_tree *st)
 {
+	int delta, excess;
+
 	st_node_lines = stats_tree_create_node(st, NODE_LINES, 0, STAT_DT_INT, TRUE);
-	stat_node_set_flags(st, NODE_LINES, 0, FALSE, ST_FLG_SORT_TOP);
 	st_node_expected = stats_tree_create_node(st, NODE_EXPECTED, 0, STAT_DT_INT, TRUE);
-	stat_node_set_flags(st, NODE_EXPECTED, 0, FALSE, ST_FLG_SORT_TOP);
-	/* The GUI sorts by name, descending: delta first there, as here. */
-	stats_tree_create_node(st, NODE_DELTA, 0, STAT_DT_INT, FALSE);
-	stats_tree_create_node(st, NODE_EXCESS, 0, STAT_DT_INT, FALSE);
+	delta = stats_tree_create_node(st, NODE_DELTA, 0, STAT_DT_INT, FALSE);
+	excess = stats_tree_create_node(st, NODE_EXCESS, 0, STAT_DT_INT, FALSE);
+	/* The top level in this order in every view, the summaries first. */
+	set_range(st, st_node_lines, 1, 1);
+	set_range(st, st_node_expected, 2, 2);
+	set_range(st, delta, 3, 3);
+	set_range(st, excess, 4, 4);
+	start_at_zero(st, st_node_lines);
+	start_at_zero(st, st_node_expected);
 	hist_excess.first = hist_delta.first = 0;
 	hist_excess.last = hist_delta.last = -1;
 	hist_excess.negative = hist_delta.negative = false;
@@ -221,6 +228,7 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	increase_stat_node(st, NODE_EXPECTED, 0, TRUE, 1 + lost);
 	expected = stream_node(st, st_node_expected, fr->stream, 1 + lost);
 	add_to_row(st, expected, (int)fr->lost);
+	add_to_row(st, st_node_expected, (int)fr->lost);
 	tick_stat_node(st, "Received", expected, FALSE);
 	increase_stat_node(st, "Lost", expected, FALSE, lost);
 	if (fr->verdict != WIRE_OK || !(fr->flags & GTL_HAS_LOG))
@@ -238,6 +246,7 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	tick_stat_node(st, level, thread, FALSE);
 
 	add_to_row(st, stream, usec_of(&fr->delay_excess));
+	add_to_row(st, st_node_lines, usec_of(&fr->delay_excess));
 	/* The histogram's own count is the total; tick_range leaves it at 0. */
 	tick_stat_node(st, NODE_EXCESS, 0, TRUE);
 	tick_bucket(st, &hist_excess, usec_of(&fr->delay_excess));

@@ -172,6 +172,9 @@ static void parse_filter(char *spec, struct ls_filter *f)
 	}
 }
 
+/* On a terminal: a line at the first call (every PROGRESS_EVERY packets, so
+ * any input of more packets shows one), then at most every quarter second,
+ * and the last when the input ends. */
 struct progress {
 	bool on;
 	struct timespec last;
@@ -184,7 +187,8 @@ static void progress_cb(void *ctx, uint64_t done, uint64_t total, uint64_t datag
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (done < total && (now.tv_sec - p->last.tv_sec) * 1000000000ll + now.tv_nsec - p->last.tv_nsec < 250000000)
+	if (done < total && p->shown &&
+	    (now.tv_sec - p->last.tv_sec) * 1000000000ll + now.tv_nsec - p->last.tv_nsec < 250000000)
 		return;
 	p->last = now;
 	if (done >= total && !p->shown)
@@ -301,7 +305,6 @@ int main(int argc, char **argv)
 		return strstr(err, "capture filter") ? EXIT_USAGE : EXIT_INPUT;
 	}
 	prog.on = !quiet && isatty(STDERR_FILENO);
-	clock_gettime(CLOCK_MONOTONIC, &prog.last);
 	if (timeline_run(tl, analysis_record, &a, prog.on ? progress_cb : NULL, &prog)) {
 		fprintf(stderr, "gsmtap-logstat: %s", timeline_error(tl));
 		status = EXIT_INPUT;

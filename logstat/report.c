@@ -144,9 +144,19 @@ static void text_levels(FILE *out, const uint64_t *level)
 			fprintf(out, " %s %" PRIu64, ls_level_name(i, buf, sizeof(buf)), level[i]);
 }
 
+/* A name as one field, escaped as the collector's text output escapes it. */
+static const char *name_of(const char *s, char *buf, size_t room)
+{
+	size_t n = text_name(buf, room - 1, (const uint8_t *)s, strlen(s));
+
+	buf[n] = '\0';
+	return buf;
+}
+
 static void text_line(FILE *out, const char *tag, const struct ls_line *l)
 {
-	char t[40], text[LS_TEXT_KEEP * 4 + 8], lv[16];
+	char t[40], text[LS_TEXT_KEEP * 4 + 8], lv[16], ident[WIRE_IDENT_LEN * 4 + 1];
+	char subsys[WIRE_SUBSYS_LEN * 4 + 1], file[WIRE_FILE_LEN * 4 + 1];
 	const char *level = wire_level_name(l->level);
 
 	if (!level) {
@@ -154,9 +164,9 @@ static void text_line(FILE *out, const char *tag, const struct ls_line *l)
 		level = lv;
 	}
 	fprintf(out, "     %-6s %s %s[%" PRIu32 "] %s %s %s:%" PRIu32 " %s\n", tag,
-		report_time(l->sent_ns, t, sizeof(t)), l->ident[0] ? l->ident : "-", l->pid,
-		l->subsys[0] ? l->subsys : "-", level, l->file[0] ? l->file : "-", l->line_nr,
-		report_text_of(l, text, sizeof(text)));
+		report_time(l->sent_ns, t, sizeof(t)), name_of(l->ident, ident, sizeof(ident)), l->pid,
+		name_of(l->subsys, subsys, sizeof(subsys)), level, name_of(l->file, file, sizeof(file)),
+		l->line_nr, report_text_of(l, text, sizeof(text)));
 }
 
 static void text_events(FILE *out, const struct topn *t, const char *a, const char *b)
@@ -178,7 +188,9 @@ static void text_stream(const struct ls_stream *s, const struct ls_thread *const
 	FILE *out = ctx;
 	char d[32];
 
-	fprintf(out, "\nStream %" PRIu64 " %s ident %s\n", s->index, s->sender, s->ident[0] ? s->ident : "-");
+	char name[WIRE_IDENT_LEN * 4 + 1];
+
+	fprintf(out, "\nStream %" PRIu64 " %s ident %s\n", s->index, s->sender, name_of(s->ident, name, sizeof(name)));
 	fprintf(out, " datagrams %" PRIu64 "  lines %" PRIu64 "  lost %" PRIu64 "  reordered %" PRIu64
 		"  duplicates %" PRIu64 "  restarts %" PRIu64 "  malformed %" PRIu64 "\n",
 		s->counts.received, s->lines, s->counts.lost, s->counts.reordered, s->counts.duplicates,
@@ -190,7 +202,7 @@ static void text_stream(const struct ls_stream *s, const struct ls_thread *const
 		if (!th[i]->lines)
 			continue;
 		fprintf(out, " pid %" PRIu32 " (%s): lines %" PRIu64 ",", th[i]->pid,
-			th[i]->ident[0] ? th[i]->ident : "-", th[i]->lines);
+			name_of(th[i]->ident, name, sizeof(name)), th[i]->lines);
 		text_levels(out, th[i]->level);
 		if (th[i]->has_gap)
 			fprintf(out, ", max gap %s", report_duration(th[i]->max_gap_ns, d, sizeof(d)));

@@ -11,10 +11,17 @@
 /* A JSON string of \a len bytes (receiver/out/text.c's escaping: always valid). */
 static void jstr(FILE *out, const char *s, size_t len)
 {
-	char buf[LS_TEXT_KEEP * 6 + 4096];
-	size_t n = text_json_string(buf, sizeof(buf), (const uint8_t *)s, len);
+	char small[LS_TEXT_KEEP * 6 + 8];
+	size_t room = len * 6 + 3;
+	char *buf = room <= sizeof(small) ? small : malloc(room);
+	size_t n = buf ? text_json_string(buf, room, (const uint8_t *)s, len) : 0;
 
+	/* Without memory for a long name, still a valid document. */
+	if (!n)
+		fputs("\"\"", out);
 	fwrite(buf, 1, n, out);
+	if (buf != small)
+		free(buf);
 }
 
 static void jcstr(FILE *out, const char *s)

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -20,8 +21,10 @@
  * UTF-8, no control characters), then XML's five. */
 static void xml(FILE *out, const char *s, size_t len)
 {
-	char buf[LS_TEXT_KEEP * 4 + 256];
-	size_t n = text_escape(buf, sizeof(buf), (const uint8_t *)s, len, false);
+	char small[LS_TEXT_KEEP * 4 + 8];
+	size_t room = len * 4 + 1;
+	char *buf = room <= sizeof(small) ? small : malloc(room);
+	size_t n = buf ? text_escape(buf, room, (const uint8_t *)s, len, false) : 0;
 
 	for (size_t i = 0; i < n; i++) {
 		switch (buf[i]) {
@@ -33,6 +36,8 @@ static void xml(FILE *out, const char *s, size_t len)
 		default: fputc(buf[i], out);
 		}
 	}
+	if (buf != small)
+		free(buf);
 }
 
 static void xmls(FILE *out, const char *s)
@@ -49,8 +54,11 @@ static void xml_line(FILE *out, const char *tag, const struct ls_line *l)
 		snprintf(lv, sizeof(lv), "L%u", l->level);
 		level = lv;
 	}
-	fprintf(out, "\n%s %s %s[%" PRIu32 "] %s %s ", tag, report_time(l->sent_ns, t, sizeof(t)),
-		l->ident[0] ? l->ident : "-", l->pid, l->subsys[0] ? l->subsys : "-", level);
+	fprintf(out, "\n%s %s ", tag, report_time(l->sent_ns, t, sizeof(t)));
+	xmls(out, l->ident[0] ? l->ident : "-");
+	fprintf(out, "[%" PRIu32 "] ", l->pid);
+	xmls(out, l->subsys[0] ? l->subsys : "-");
+	fprintf(out, " %s ", level);
 	xml(out, l->text, l->len);
 }
 

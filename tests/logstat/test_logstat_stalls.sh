@@ -232,6 +232,17 @@ for f in sections.pcapng stalls.pcap; do
 	ok $? "$f: the same report: $(head -5 "$T/diff")"
 done
 
+# Progress: on a terminal only (script(1) gives it one), at each 65536 packets
+# at most every quarter second, and at the end; never with -q.
+need script
+"$MAKE_FIXTURE" -n 70000 "$T/n70k.pcapng" || bail "make-fixture -n failed"
+script -qec "'$LOGSTAT' --json '$T/n70k.pcapng' >'$T/n70k.json'" "$T/tty.log" >/dev/null
+tr '\r' '\n' <"$T/tty.log" | grep '^gsmtap-logstat: ' >"$T/progress"
+is "$(head -1 "$T/progress")" "gsmtap-logstat:  93.6 % of 15.8 MB, 65536 datagrams" "a terminal: progress at 65536 packets"
+is "$(tail -1 "$T/progress")" "gsmtap-logstat: 100.0 % of 15.8 MB, 70000 datagrams" "and at the end"
+script -qec "'$LOGSTAT' -q --json '$T/n70k.pcapng' >'$T/n70k.json'" "$T/tty.log" >/dev/null
+is "$(grep -c '% of' "$T/tty.log")" 0 "-q: no progress on a terminal either"
+
 # Exit statuses and the usual options.
 "$LOGSTAT" --version | grep -qx 'gsmtap-logstat [0-9.]*'
 ok $? "--version"

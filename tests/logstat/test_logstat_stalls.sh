@@ -243,6 +243,27 @@ is "$(tail -1 "$T/progress")" "gsmtap-logstat: 100.0 % of 15.8 MB, 70000 datagra
 script -qec "'$LOGSTAT' -q --json '$T/n70k.pcapng' >'$T/n70k.json'" "$T/tty.log" >/dev/null
 is "$(grep -c '% of' "$T/tty.log")" 0 "-q: no progress on a terminal either"
 
+# gsmtap-logd's own files: rotated (-b packets:5) and appended to (a new
+# section per run, which libpcap 1.10 cannot read).
+LOGD=${3:?usage: $0 gsmtap-logstat make-fixture gsmtap-logd}
+mkdir "$T/rot"
+"$LOGD" -r "$T/stalls.pcapng" -w "$T/rot/r.pcapng" -b packets:5 2>/dev/null || bail "gsmtap-logd -b failed"
+is "$(ls "$T/rot" | wc -l)" 4 "gsmtap-logd -b packets:5 wrote 4 files"
+diff <("$LOGSTAT" --top 3 "$T/stalls.pcapng" | tail -n +2) \
+	<("$LOGSTAT" --top 3 $(ls "$T"/rot/*.pcapng | sort -r) | tail -n +2) >"$T/diff"
+ok $? "its rotated files, newest first: the same report: $(head -5 "$T/diff")"
+"$LOGD" -r "$T/stalls.pcapng" -w "$T/app.pcapng" 2>/dev/null && "$LOGD" -r "$T/stalls.pcapng" -w "$T/app.pcapng" 2>/dev/null ||
+	bail "gsmtap-logd -w failed"
+J=$(flat < <("$LOGSTAT" --json "$T/app.pcapng"))
+check_flat "$J" <<'WANT'
+datagrams=38
+damaged=false
+streams[0].datagrams=30
+streams[0].lost=16
+streams[0].restarts=1
+streams[1].datagrams=8
+WANT
+
 # Exit statuses and the usual options.
 "$LOGSTAT" --version | grep -qx 'gsmtap-logstat [0-9.]*'
 ok $? "--version"

@@ -52,7 +52,7 @@ shot() {	# shot FILE PNG WIDTH HEIGHT
 		--user-data-dir="$T/chromium" --screenshot="$2" --window-size="$3,$4" "file://$1" >"$T/chromium.log" 2>&1
 }
 shot "$T/stalls.svg" "$T/stalls.png" 1000 "$height"
-ok $? "chromium --screenshot exits 0: $(tail -2 "$T/chromium.log")"
+ok $? "chromium --screenshot exits 0: $(tail -c 300 "$T/chromium.log" | tr "\n" " ")"
 python3 - "$T/stalls.png" >"$T/png" <<'PY'
 import struct, sys, zlib
 d = open(sys.argv[1], 'rb').read()

@@ -277,6 +277,12 @@ is $? 2 "a bad number: exit 2"
 is $? 2 "a bad regular expression: exit 2"
 grep -q "^gsmtap-logstat: --pair START '(': " "$T/err"
 ok $? "and says which: $(cat "$T/err")"
+"$LOGSTAT" -f 'udp port' "$T/stalls.pcapng" >/dev/null 2>&1
+is $? 2 "a bad capture filter: exit 2"
+is "$("$LOGSTAT" --json -f 'udp port 4730' "$T/stalls.pcapng" | flat | grep -x -e 'datagrams=0' -e 'frames=0')" \
+	"$(printf 'frames=0\ndatagrams=0')" "-f 'udp port 4730': nothing of port 4729 read"
+is "$("$LOGSTAT" --json -f 'udp and src port 40002' "$T/stalls.pcapng" | flat | grep -x -e 'datagrams=4')" \
+	"datagrams=4" "-f 'udp and src port 40002': stream B's 4 datagrams"
 "$LOGSTAT" --filter colour=red "$T/stalls.pcapng" >/dev/null 2>&1
 is $? 2 "an unknown filter key: exit 2"
 "$LOGSTAT" "$T/missing.pcapng" >/dev/null 2>"$T/err"

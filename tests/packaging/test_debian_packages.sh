@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# test_debian_packages.sh: dpkg-buildpackage builds the five packages from a copy of the tree, lintian finds
+# test_debian_packages.sh: dpkg-buildpackage builds the nine packages from a copy of the tree, lintian finds
 # no error or warning, apt installs them on this machine, and the installed programs run end to end: the
-# collector (as its unit runs it, socket-activated), the CLI, a program built with the -dev package, tshark
-# loading the plugin with no environment; then they are purged.  Needs root; alone (it installs the plugin).
+# collector (as its unit runs it, socket-activated), the CLI, gsmtap-logstat, a program built with the -dev
+# package, tshark loading the plugin with no environment; then they are purged.  Needs root; alone (it installs the plugin).
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 need dpkg-buildpackage dh lintian apt-get systemd-analyze systemd-socket-activate setpriv tshark capinfos cc pkg-config
 [ "$(id -u)" = 0 ] || bail "installing packages needs root"
 VERSION=${1:?usage: $0 VERSION}
-PACKAGES=(libgsmtaplog0 libgsmtaplog-dev gsmtap-logd gsmtap-log gsmtaplog-wireshark)
+PACKAGES=(libgsmtaplog0 libgsmtaplog-dev gsmtap-logd gsmtap-log gsmtaplog-wireshark gsmtap-logstat gsmtap-log-agent
+	  libgsmtaplog-osmo0 libgsmtaplog-osmo-dev)
 ARCH=$(dpkg --print-architecture)
 MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 # What the installed programs run with: not the build tree's library.
@@ -25,8 +26,8 @@ git -C "$SRCDIR" ls-files -z --cached --others --exclude-standard | (cd "$SRCDIR
 is $? 0 "dpkg-buildpackage -us -uc -b: built ($(grep -c "^dpkg-deb: building package" "$T/build.log") .deb files)"
 debs=()
 for p in "${PACKAGES[@]}"; do debs+=("$T/${p}_${VERSION}_$ARCH.deb"); done
-is "$(ls "${debs[@]}" 2>&1 | wc -l)/$(ls "${debs[@]}" 2>/dev/null | wc -l)" 5/5 \
-	"the five packages: ${PACKAGES[*]}"
+is "$(ls "${debs[@]}" 2>&1 | wc -l)/$(ls "${debs[@]}" 2>/dev/null | wc -l)" 9/9 \
+	"the nine packages: ${PACKAGES[*]}"
 [ -f "${debs[0]}" ] || bail "no packages: $(tail -n 20 "$T/build.log")"
 
 lintian --display-info "$T/gsmtaplog_${VERSION}_$ARCH.changes" >"$T/lintian.out" 2>&1
@@ -34,8 +35,9 @@ sed 's/^/# lintian: /' "$T/lintian.out" | grep -v 'running with root privileges'
 is "$(grep -c '^E:' "$T/lintian.out")/$(grep -c '^W:' "$T/lintian.out")" 0/0 "lintian: no error, no warning"
 
 contents() { dpkg-deb -c "$T/${1}_${VERSION}_$ARCH.deb" | awk '{ print substr($6, 2) }' | grep -v '/$' | grep -v '^/usr/share/doc/'; }
-is "$(contents gsmtaplog-wireshark)" "/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so" \
-	"gsmtaplog-wireshark: the plugin in Wireshark's own directory, as Debian's plugin packages have it"
+is "$(contents gsmtaplog-wireshark | sort | tr '\n' ' ')" \
+	"/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so /usr/share/wireshark/profiles/GSMTAP log timing/io_graphs " \
+	"gsmtaplog-wireshark: the plugin in Wireshark's own directory, as Debian's plugin packages have it, and the profile in its global profiles"
 is "$(dpkg-deb -f "$T/gsmtaplog-wireshark_${VERSION}_$ARCH.deb" Depends | tr ',' '\n' | grep -c 'libwireshark16 (<< 4.1~)')" 1 \
 	"and it depends on Wireshark 4.0.x, the only ABI it loads into"
 is "$(contents gsmtap-logd | sort | tr '\n' ' ')" \
@@ -43,11 +45,21 @@ is "$(contents gsmtap-logd | sort | tr '\n' ' ')" \
 	"gsmtap-logd: the daemon, its units, the logrotate snippet, its manual (and the capture example in its doc)"
 is "$(contents libgsmtaplog0 | sort | tr '\n' ' ')" \
 	"/usr/lib/$MULTIARCH/libgsmtaplog.so.0 /usr/lib/$MULTIARCH/libgsmtaplog.so.$VERSION " "libgsmtaplog0: the library alone"
+is "$(contents gsmtap-logstat | sort | tr '\n' ' ')" "/usr/bin/gsmtap-logstat /usr/share/man/man1/gsmtap-logstat.1.gz " \
+	"gsmtap-logstat: the tool and its manual"
+is "$(contents gsmtap-log-agent | sort | tr '\n' ' ')" "/usr/bin/gsmtap-log-agent /usr/share/man/man8/gsmtap-log-agent.8.gz " \
+	"gsmtap-log-agent: the agent and its manual"
+is "$(contents libgsmtaplog-osmo0 | sort | tr '\n' ' ')" \
+	"/usr/lib/$MULTIARCH/gsmtaplog/libgsmtaplog-osmo-preload.so /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0 /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0.1.0 " \
+	"libgsmtaplog-osmo0: the target's library, and the shim in a directory of its own (a preload module, not a library to link)"
+is "$(contents libgsmtaplog-osmo-dev | sort | tr '\n' ' ')" \
+	"/usr/include/gsmtaplog/osmo.h /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so /usr/lib/$MULTIARCH/pkgconfig/gsmtaplog-osmo.pc " \
+	"libgsmtaplog-osmo-dev: its header, link and pkg-config file"
 
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${debs[@]}" >"$T/apt.log" 2>&1
-is $? 0 "apt-get install of the five packages"
+is $? 0 "apt-get install of the nine packages"
 is "$(dpkg-query -W -f='${db:Status-Abbrev}${Version}\n' "${PACKAGES[@]}" | sort -u)" "ii ${VERSION}" \
-	"all five installed at $VERSION"
+	"all nine installed at $VERSION"
 
 # The collector as its unit runs it: socket-activated, as the service's user
 # (DynamicUser; 65534 here), into a directory of its own.
@@ -106,6 +118,10 @@ text() { cut -d' ' -f3- | sed 's/\[[0-9]*\]//; s/ [^ ]*Z / /'; }
 is "$(text <"$T/log/gsmtap.log")" "deb - NOTICE -:0 from the installed CLI
 hello MAIN INFO hello.c:12 from a program built with libgsmtaplog-dev $VERSION" \
 	"its text file has both lines"
+is "$("${installed[@]}" /usr/bin/gsmtap-logstat --json "$T/log/gsmtap.pcapng" |
+	python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["datagrams"], len(d["streams"]))')" "2 2" \
+	"the installed gsmtap-logstat reads the collector's pcapng: 2 datagrams, 2 streams"
+is "$("${installed[@]}" /usr/bin/gsmtap-log-agent --version)" "gsmtap-log-agent $VERSION" "the installed agent runs"
 
 # tshark as root, with no environment: only the system directory is searched.
 plugins=$(env -i PATH=/usr/bin:/bin tshark -G plugins 2>/dev/null | awk '$1 == "gsmtaplog.so"')

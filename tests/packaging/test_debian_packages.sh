@@ -34,7 +34,8 @@ lintian --display-info "$T/gsmtaplog_${VERSION}_$ARCH.changes" >"$T/lintian.out"
 sed 's/^/# lintian: /' "$T/lintian.out" | grep -v 'running with root privileges'
 is "$(grep -c '^E:' "$T/lintian.out")/$(grep -c '^W:' "$T/lintian.out")" 0/0 "lintian: no error, no warning"
 
-contents() { dpkg-deb -c "$T/${1}_${VERSION}_$ARCH.deb" | awk '{ print substr($6, 2) }' | grep -v '/$' | grep -v '^/usr/share/doc/'; }
+# The names from the sixth field on: a profile's name has spaces.
+contents() { dpkg-deb -c "$T/${1}_${VERSION}_$ARCH.deb" | sed -E 's/^([^ ]+ +){5}\.//; s/ -> .*//' | grep -v '/$' | grep -v '^/usr/share/doc/'; }
 is "$(contents gsmtaplog-wireshark | sort | tr '\n' ' ')" \
 	"/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so /usr/share/wireshark/profiles/GSMTAP log timing/io_graphs " \
 	"gsmtaplog-wireshark: the plugin in Wireshark's own directory, as Debian's plugin packages have it, and the profile in its global profiles"
@@ -118,7 +119,7 @@ text() { cut -d' ' -f3- | sed 's/\[[0-9]*\]//; s/ [^ ]*Z / /'; }
 is "$(text <"$T/log/gsmtap.log")" "deb - NOTICE -:0 from the installed CLI
 hello MAIN INFO hello.c:12 from a program built with libgsmtaplog-dev $VERSION" \
 	"its text file has both lines"
-is "$("${installed[@]}" /usr/bin/gsmtap-logstat --json "$T/log/gsmtap.pcapng" |
+is "$("${installed[@]}" /usr/bin/gsmtap-logstat -f "udp port $PORT" --json "$T/log/gsmtap.pcapng" |
 	python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["datagrams"], len(d["streams"]))')" "2 2" \
 	"the installed gsmtap-logstat reads the collector's pcapng: 2 datagrams, 2 streams"
 is "$("${installed[@]}" /usr/bin/gsmtap-log-agent --version)" "gsmtap-log-agent $VERSION" "the installed agent runs"

@@ -217,6 +217,7 @@ void loop_drain(struct loop *l)
 			in->ops->finish(in);
 	}
 	collector_flush(l->c);
+	collector_finish(l->c);
 }
 
 void loop_free(struct loop *l)

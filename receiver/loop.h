@@ -32,7 +32,8 @@ struct loop *loop_new(struct collector *c);
 unsigned int loop_turn(struct loop *l);
 
 /*! Stopping: read what the live inputs already hold, for up to LOOP_DRAIN_NS, then
- *  tell every input no more reads will come, and let the outputs write. */
+ *  tell every input no more reads will come, and let the outputs write all they
+ *  hold (collector_finish()), so that the summary after it is final. */
 void loop_drain(struct loop *l);
 
 void loop_free(struct loop *l);

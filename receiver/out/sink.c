@@ -118,6 +118,13 @@ void sink_tick(struct sink *s, time_t now)
 		pipeout_tick(s->pipe);
 }
 
+void sink_finish(struct sink *s, time_t now)
+{
+	sink_flush(s, now);
+	if (s->pipe)
+		pipeout_finish(s->pipe);
+}
+
 int sink_reopen(struct sink *s, time_t now)
 {
 	sink_flush(s, now);

@@ -26,6 +26,27 @@ is "$(summary streams)" 4 "only allowed senders get stream state (3 IPv4 + 1 IPv
 is "$(wc -l <"$T/allow.log")" 350 "text: 350 lines"
 is "$(awk '$2 !~ /^(127\.0\.1\.[123]|\[::1\]):/' "$T/allow.log" | wc -l)" 0 "text: only 127.0.1.1-3 and ::1"
 
+# IPv6 networks written for IPv4 senders in their mapped form hold them, on the dual-stack
+# socket that sees them as ::ffff:a.b.c.d: ::ffff:127.0.1.0/126 is 127.0.1.0/30.
+start_logd -l "[::]:$PORT" --allow ::ffff:127.0.1.0/126 --text "$T/mapped.log"
+"$BLAST" -d 127.0.0.1 -p "$PORT" -H 8 -n 100 -r 20000 >/dev/null
+"$BLAST" -d ::1 -p "$PORT" -H 1 -n 50 -t v6 >/dev/null
+sleep 0.3
+stop_logd
+is "$(summary received)" 850 "--allow ::ffff:127.0.1.0/126: received all 850"
+is "$(summary written)" 300 "--allow ::ffff:127.0.1.0/126: written = the 3 IPv4 hosts inside it x 100"
+is "$(summary denied)" 550 "--allow ::ffff:127.0.1.0/126: denied = 5 IPv4 hosts x 100 + the 50 from ::1"
+is "$(awk '$2 !~ /^127\.0\.1\.[123]:/' "$T/mapped.log" | wc -l)" 0 "--allow ::ffff:127.0.1.0/126: text holds only 127.0.1.1-3"
+
+for net in ::ffff:0:0/96 ::/0; do
+	start_logd -l "[::]:$PORT" --allow "$net" --text "$T/all.log"
+	"$BLAST" -d 127.0.0.1 -p "$PORT" -H 8 -n 100 -r 20000 >/dev/null
+	sleep 0.3
+	stop_logd
+	is "$(summary written)" 800 "--allow $net: every IPv4 sender is written (800)"
+	is "$(summary denied)" 0 "--allow $net: denied=0"
+done
+
 # 2 hosts x 1000 at full speed, far faster than 10/s: each passes exactly its burst of 10
 # (one second's worth) as long as its 1000 arrive within 100 ms, which they do by far.
 start_logd -l "127.0.0.1:$PORT" --rate-limit 10/s --text "$T/rate.log"

@@ -9,9 +9,6 @@
 #include "pipeout.h"
 #include "sink.h"
 
-/* A batch is written once it reaches this size, or at the end of each loop turn. */
-#define SINK_BATCH_BYTES	(256 * 1024)
-
 struct sink {
 	struct ring *ring;		/*!< a file ring, or */
 	struct pipeout *pipe;		/*!< standard output */

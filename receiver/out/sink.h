@@ -10,6 +10,9 @@
 #include "output.h"
 #include "ring.h"
 
+/* A batch is written once it reaches this size, or at the end of each loop turn. */
+#define SINK_BATCH_BYTES	(256 * 1024)
+
 struct sink;
 
 /*! A sink writing into a file ring (\a opts), framed by \a fmt, for records of at

@@ -105,12 +105,14 @@ static void queue(struct fake_in *f, const char *src, uint16_t port, uint32_t se
 	f->n++;
 }
 
-static void fake_in_init(struct fake_in *f, int id, const struct input_ops *ops)
+/* A fresh fake input \a id, handed to \a c.  \returns collector_add_input()'s result */
+static int fake_in_add(struct collector *c, struct fake_in *f, int id, const struct input_ops *ops)
 {
 	memset(f, 0, sizeof(*f));
 	f->in = (struct input){ .ops = ops, .fd = -1 };
 	snprintf(f->in.name, sizeof(f->in.name), "in%d", id);
 	f->id = id;
+	return collector_add_input(c, &f->in);
 }
 
 /* ---- a fake output: records what it gets, reports the counts it was given ---- */
@@ -192,11 +194,13 @@ static const struct output_ops fake_out_ops_no_finish = {
 	.stats = fake_out_stats, .file = fake_file, .close = fake_out_close,
 };
 
-static void fake_out_init(struct fake_out *f, int id, const struct output_ops *ops)
+/* A fresh fake output \a id, handed to \a c.  \returns collector_add_output()'s result */
+static int fake_out_add(struct collector *c, struct fake_out *f, int id, const struct output_ops *ops)
 {
 	memset(f, 0, sizeof(*f));
 	f->out = (struct output){ .ops = ops, .kind = "fake", .dirfd = -1 };
 	f->id = id;
+	return collector_add_output(c, &f->out);
 }
 
 static struct collector *new_collector(const struct access *a)
@@ -247,12 +251,9 @@ static void order_and_verdicts(void)
 		"out0 close", "out1 close", "in0 close",
 	};
 
-	fake_in_init(&in, 0, &fake_in_ops);
-	fake_out_init(&o0, 0, &fake_out_ops);
-	fake_out_init(&o1, 1, &fake_out_ops);
-	collector_add_input(c, &in.in);
-	collector_add_output(c, &o0.out);
-	collector_add_output(c, &o1.out);
+	fake_in_add(c, &in, 0, &fake_in_ops);
+	fake_out_add(c, &o0, 0, &fake_out_ops);
+	fake_out_add(c, &o1, 1, &fake_out_ops);
 	queue(&in, "10.0.0.1", 5000, 1, "one", 0);
 	queue(&in, "10.0.0.1", 5000, 0, NULL, 7);
 	queue(&in, "10.0.0.1", 5000, 2, "two", 0);
@@ -283,10 +284,8 @@ static void access_and_rate(void)
 	access_add_net(&a, "10.0.0.0/8");
 	a.rate = 2;
 	c = new_collector(&a);
-	fake_in_init(&in, 0, &fake_in_ops);
-	fake_out_init(&o, 0, &fake_out_ops);
-	collector_add_input(c, &in.in);
-	collector_add_output(c, &o.out);
+	fake_in_add(c, &in, 0, &fake_in_ops);
+	fake_out_add(c, &o, 0, &fake_out_ops);
 	for (uint32_t i = 1; i <= 3; i++)
 		queue(&in, "192.0.2.1", 5000, i, "outside", 0);
 	for (uint32_t i = 1; i <= 5; i++)
@@ -319,14 +318,10 @@ static void counts_from_inputs_and_outputs(void)
 	struct timespec before;
 	uint64_t rate_limited = 0;
 
-	fake_in_init(&i0, 0, &fake_in_ops);
-	fake_in_init(&i1, 1, &fake_in_ops_no_refresh);
-	fake_out_init(&o0, 0, &fake_out_ops);
-	fake_out_init(&o1, 1, &fake_out_ops_no_finish);
-	collector_add_input(c, &i0.in);
-	collector_add_input(c, &i1.in);
-	collector_add_output(c, &o0.out);
-	collector_add_output(c, &o1.out);
+	fake_in_add(c, &i0, 0, &fake_in_ops);
+	fake_in_add(c, &i1, 1, &fake_in_ops_no_refresh);
+	fake_out_add(c, &o0, 0, &fake_out_ops);
+	fake_out_add(c, &o1, 1, &fake_out_ops_no_finish);
 	i0.st.kernel_drops = 5, i0.st.lost = 1;
 	i1.st.kernel_drops = 7, i1.st.lost = 2;
 	o0.st.written = 40, o0.st.lost = 4;
@@ -363,18 +358,14 @@ static void bounds(void)
 	int rc = 0;
 
 	for (int i = 0; i < COLLECTOR_INPUTS_MAX; i++) {
-		fake_in_init(&ins[i], i, &fake_in_ops);
-		rc |= collector_add_input(c, &ins[i].in);
+		rc |= fake_in_add(c, &ins[i], i, &fake_in_ops);
 	}
 	for (int i = 0; i < COLLECTOR_OUTPUTS_MAX; i++) {
-		fake_out_init(&outs[i], i, &fake_out_ops);
-		rc |= collector_add_output(c, &outs[i].out);
+		rc |= fake_out_add(c, &outs[i], i, &fake_out_ops);
 	}
 	is_int(rc, 0, "%d inputs and %d outputs are taken", COLLECTOR_INPUTS_MAX, COLLECTOR_OUTPUTS_MAX);
-	fake_in_init(&ins[COLLECTOR_INPUTS_MAX], 99, &fake_in_ops);
-	fake_out_init(&outs[COLLECTOR_OUTPUTS_MAX], 99, &fake_out_ops);
-	is_int(collector_add_input(c, &ins[COLLECTOR_INPUTS_MAX].in), -ENOSPC, "one input more: -ENOSPC");
-	is_int(collector_add_output(c, &outs[COLLECTOR_OUTPUTS_MAX].out), -ENOSPC, "one output more: -ENOSPC");
+	is_int(fake_in_add(c, &ins[COLLECTOR_INPUTS_MAX], 99, &fake_in_ops), -ENOSPC, "one input more: -ENOSPC");
+	is_int(fake_out_add(c, &outs[COLLECTOR_OUTPUTS_MAX], 99, &fake_out_ops), -ENOSPC, "one output more: -ENOSPC");
 	ok(collector_input(c, COLLECTOR_INPUTS_MAX - 1) == &ins[COLLECTOR_INPUTS_MAX - 1].in &&
 	   !collector_input(c, COLLECTOR_INPUTS_MAX), "collector_input: the last one, then NULL");
 	ok(collector_output(c, COLLECTOR_OUTPUTS_MAX - 1) == &outs[COLLECTOR_OUTPUTS_MAX - 1].out &&
@@ -421,10 +412,8 @@ static void foreach_named(void)
 	unlink(hosts);
 	if (!names)
 		BAIL_OUT("names_load: %s", strerror(errno));
-	fake_in_init(&in, 0, &fake_in_ops);
-	fake_out_init(&o, 0, &fake_out_ops);
-	collector_add_input(c, &in.in);
-	collector_add_output(c, &o.out);
+	fake_in_add(c, &in, 0, &fake_in_ops);
+	fake_out_add(c, &o, 0, &fake_out_ops);
 	queue(&in, "10.1.1.1", 5000, 1, "a", 0);
 	queue(&in, "10.1.1.2", 5000, 1, "b", 0);
 	queue(&in, "10.1.1.3", 5000, 1, "c", 0);

@@ -2,12 +2,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "addr-fixture.h"
 #include "collector.h"
 #include "dirs.h"
 #include "output.h"
@@ -67,33 +67,13 @@ static size_t read_scratch(const char *name, uint8_t *buf, size_t room)
 	return n < 0 ? 0 : (size_t)n;
 }
 
-/* An address "a.b.c.d" or "v6" with a port. */
-static struct sockaddr_storage sockaddr(const char *addr, uint16_t port)
-{
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
-
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-	} else {
-		BAIL_OUT("bad test address %s", addr);
-	}
-	return ss;
-}
-
 /* A datagram of \a len bytes at \a data from \a src:\a port to \a dst:4729, received at \a ns. */
-static struct rx_record record(const char *src, uint16_t port, const char *dst, uint64_t ns,
-			       const uint8_t *data, size_t len)
+static void record(struct rx_record *r, const char *src, uint16_t port, const char *dst, uint64_t ns,
+		   const uint8_t *data, size_t len)
 {
-	return (struct rx_record){
-		.rx_time = { ns / 1000000000, ns % 1000000000 },
-		.src = sockaddr(src, port), .dst = sockaddr(dst, 4729), .data = data, .len = len,
-	};
+	*r = (struct rx_record){ .rx_time = { ns / 1000000000, ns % 1000000000 }, .data = data, .len = len };
+	fixture_addr(&r->src, src, port);
+	fixture_addr(&r->dst, dst, 4729);
 }
 
 /* A log datagram in \a out (WIRE_PREFIX_LEN + \a len bytes): sequence \a seq, pid 1,

@@ -111,9 +111,10 @@ static size_t header(uint8_t *out, size_t room, bool named)
 
 	n += pcapng_idb(out + n, room - n, "gsmtap", "GSMTAP datagrams received by gsmtap-logd");
 	if (named) {
-		struct sockaddr_storage bts = sockaddr("10.0.0.1", 0);
+		struct sockaddr_storage bts;
 		const struct pcapng_name name = { (const struct sockaddr *)&bts, "bts-one" };
 
+		fixture_addr(&bts, "10.0.0.1", 0);
 		n += pcapng_nrb(out + n, room - n, &name, 1);
 	}
 	return n;
@@ -168,11 +169,11 @@ int main(void)
 	ok(len == n && !memcmp(file, want, n), "a new file: SHB (gsmtap-logd %s) and IDB (gsmtap), byte for byte; "
 	   "no NRB: no sender yet", GSMTAPLOG_VERSION);
 
-	r[0] = record("10.0.0.1", 5000, "10.0.0.99", T0_NS + 1, d1, log_datagram(d1, 1, "one", 3));
-	r[1] = record("10.0.0.2", 5001, "10.0.0.99", T0_NS + 2, junk, sizeof(junk));
-	r[2] = record("fd00::1", 5002, "fd00::99", T0_NS + 3, d3, log_datagram(d3, 1, "three", 5));
+	record(&r[0], "10.0.0.1", 5000, "10.0.0.99", T0_NS + 1, d1, log_datagram(d1, 1, "one", 3));
+	record(&r[1], "10.0.0.2", 5001, "10.0.0.99", T0_NS + 2, junk, sizeof(junk));
+	record(&r[2], "fd00::1", 5002, "fd00::99", T0_NS + 3, d3, log_datagram(d3, 1, "three", 5));
 	/* what -l [::ffff:127.0.0.1] once made: an IPv4 source with a v4-mapped IPv6 destination */
-	r[3] = record("10.0.0.3", 5003, "::ffff:10.0.0.99", T0_NS + 4, d3, log_datagram(d3, 1, "three", 5));
+	record(&r[3], "10.0.0.3", 5003, "::ffff:10.0.0.99", T0_NS + 4, d3, log_datagram(d3, 1, "three", 5));
 	for (int i = 0; i < 4; i++)
 		collector_take_cb(c, &r[i]);
 	collector_flush(c);
@@ -188,7 +189,7 @@ int main(void)
 
 	if (collector_reopen(c))
 		BAIL_OUT("collector_reopen");
-	r[4] = record("10.0.0.1", 5000, "10.0.0.99", T0_NS + 5, d5, log_datagram(d5, 2, "five", 4));
+	record(&r[4], "10.0.0.1", 5000, "10.0.0.99", T0_NS + 5, d5, log_datagram(d5, 2, "five", 4));
 	collector_take_cb(c, &r[4]);
 	collector_flush(c);
 	collector_free(c);

@@ -60,16 +60,16 @@ int main(void)
 	o = open_output(c, "text", "log.txt", 0);
 	is_int(read_scratch("log.txt", file, sizeof(file)), 0, "a new text file is empty: no header");
 
-	r = record("10.0.0.1", 5000, "10.0.0.99", T0_NS + 1, d[0], log_datagram(d[0], 1, "one\n", 4));
+	record(&r, "10.0.0.1", 5000, "10.0.0.99", T0_NS + 1, d[0], log_datagram(d[0], 1, "one\n", 4));
 	collector_take_cb(c, &r);
-	r = record("10.0.0.1", 5000, "10.0.0.99", T0_NS + 2, junk, sizeof(junk));
+	record(&r, "10.0.0.1", 5000, "10.0.0.99", T0_NS + 2, junk, sizeof(junk));
 	collector_take_cb(c, &r);
-	r = record("10.0.0.2", 5001, "10.0.0.99", T0_NS + 3, d[1], log_datagram(d[1], 0, "continued: ", 11));
+	record(&r, "10.0.0.2", 5001, "10.0.0.99", T0_NS + 3, d[1], log_datagram(d[1], 0, "continued: ", 11));
 	collector_take_cb(c, &r);
-	r = record("10.0.0.2", 5001, "10.0.0.99", T0_NS + 4, d[2], log_datagram(d[2], 0, "part two\n", 9));
+	record(&r, "10.0.0.2", 5001, "10.0.0.99", T0_NS + 4, d[2], log_datagram(d[2], 0, "part two\n", 9));
 	collector_take_cb(c, &r);
 	memset(cut_text, 'L', sizeof(cut_text) - 1);
-	r = record("10.0.0.1", 5000, "10.0.0.99", T0_NS + 5, d[3], log_datagram(d[3], 2, cut_text, sizeof(cut_text)));
+	record(&r, "10.0.0.1", 5000, "10.0.0.99", T0_NS + 5, d[3], log_datagram(d[3], 2, cut_text, sizeof(cut_text)));
 	collector_take_cb(c, &r);
 	collector_flush(c);
 	len = read_scratch("log.txt", file, sizeof(file));
@@ -82,7 +82,7 @@ int main(void)
 	is_int(written(o, &lines) ? lines : 0, 3, "stats: written=3 lines");
 
 	/* A piece without its rest, received now: it waits, then goes out as it is. */
-	r = record("10.0.0.3", 5002, "10.0.0.99", now_ns(), d[4], log_datagram(d[4], 0, "alone", 5));
+	record(&r, "10.0.0.3", 5002, "10.0.0.99", now_ns(), d[4], log_datagram(d[4], 0, "alone", 5));
 	collector_take_cb(c, &r);
 	collector_flush(c);
 	is_int(read_scratch("log.txt", file, sizeof(file)), len, "a piece without a newline waits past a flush");
@@ -99,7 +99,7 @@ int main(void)
 	len += n;
 
 	/* logrotate: the file is renamed, then SIGHUP; a waiting piece goes into the old file. */
-	r = record("10.0.0.3", 5002, "10.0.0.99", now_ns(), d[5], log_datagram(d[5], 0, "before the reopen", 17));
+	record(&r, "10.0.0.3", 5002, "10.0.0.99", now_ns(), d[5], log_datagram(d[5], 0, "before the reopen", 17));
 	collector_take_cb(c, &r);
 	snprintf(old, sizeof(old), "%s/log.txt.1", scratch);
 	snprintf(cur, sizeof(cur), "%s/log.txt", scratch);
@@ -112,7 +112,7 @@ int main(void)
 	is_int(read_scratch("log.txt", file, sizeof(file)), 0, "and the new file starts empty");
 
 	/* The daemon stops: finish lets waiting pieces out before the summary reads the counts. */
-	r = record("10.0.0.3", 5002, "10.0.0.99", now_ns(), d[6], log_datagram(d[6], 0, "at the end", 10));
+	record(&r, "10.0.0.3", 5002, "10.0.0.99", now_ns(), d[6], log_datagram(d[6], 0, "at the end", 10));
 	collector_take_cb(c, &r);
 	written(o, &lines);
 	collector_finish(c);

@@ -96,26 +96,20 @@ def pcapng_file(dlt, frames, tsresol=9):
     return out
 
 
+def pieces(body, size):
+    """(offset, piece, more) for body cut into pieces of size bytes (a multiple of 8)."""
+    return [(off, body[off:off + size], off + size < len(body)) for off in range(0, len(body), size)]
+
+
 def ipv4_fragments(payload, size, ident=7, **udp):
-    """payload's IPv4 UDP datagram (ipv4_udp() with udp's keywords) cut into fragments of size bytes (a multiple of 8)."""
+    """payload's IPv4 UDP datagram (ipv4_udp() with udp's keywords) cut into fragments of size bytes."""
     whole = ipv4_udp(payload, **udp)
-    body, out = whole[20:], []
-    for off in range(0, len(body), size):
-        piece = body[off:off + size]
-        more = 0x2000 if off + size < len(body) else 0
-        hdr = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(piece), ident, more | off // 8, 64, 17, 0,
-                          whole[12:16], whole[16:20])
-        out.append(hdr + piece)
-    return out
+    return [struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(piece), ident, (0x2000 if more else 0) | off // 8,
+                        64, 17, 0, whole[12:16], whole[16:20]) + piece for off, piece, more in pieces(whole[20:], size)]
 
 
 def ipv6_fragments(payload, size, ident=7, **udp):
-    """payload's IPv6 UDP datagram (ipv6_udp() with udp's keywords) cut into fragments of size bytes (a multiple of 8)."""
+    """payload's IPv6 UDP datagram (ipv6_udp() with udp's keywords) cut into fragments of size bytes."""
     whole = ipv6_udp(payload, **udp)
-    body, out = whole[40:], []
-    for off in range(0, len(body), size):
-        piece = body[off:off + size]
-        more = 1 if off + size < len(body) else 0
-        frag = struct.pack('>BBHI', 17, 0, off | more, ident)
-        out.append(struct.pack('>IHBB', 6 << 28, 8 + len(piece), 44, 64) + whole[8:40] + frag + piece)
-    return out
+    return [struct.pack('>IHBB', 6 << 28, 8 + len(piece), 44, 64) + whole[8:40] +
+            struct.pack('>BBHI', 17, 0, off | more, ident) + piece for off, piece, more in pieces(whole[40:], size)]

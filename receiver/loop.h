@@ -18,7 +18,7 @@
 struct loop;
 
 /*! Take over SIGTERM, SIGINT, SIGHUP and SIGUSR1 (their handlers only set flags;
- *  they are let in only while the loop waits, so none is missed) and ignore
+ *  they are let in only where a turn begins, so none is missed) and ignore
  *  SIGPIPE.  First thing at start, so that a SIGHUP from logrotate during
  *  start-up is not fatal.  \returns 0 or -errno */
 int loop_take_signals(void);

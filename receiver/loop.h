@@ -18,7 +18,7 @@
 struct loop;
 
 /*! Take over SIGTERM, SIGINT, SIGHUP and SIGUSR1 (their handlers only set flags;
- *  they are let in only while the loop waits, so none is missed) and ignore
+ *  they are let in only where a turn begins, so none is missed) and ignore
  *  SIGPIPE.  First thing at start, so that a SIGHUP from logrotate during
  *  start-up is not fatal.  \returns 0 or -errno */
 int loop_take_signals(void);
@@ -32,7 +32,8 @@ struct loop *loop_new(struct collector *c);
 unsigned int loop_turn(struct loop *l);
 
 /*! Stopping: read what the live inputs already hold, for up to LOOP_DRAIN_NS, then
- *  tell every input no more reads will come, and let the outputs write. */
+ *  tell every input no more reads will come, and let the outputs write all they
+ *  hold (collector_finish()), so that the summary after it is final. */
 void loop_drain(struct loop *l);
 
 void loop_free(struct loop *l);

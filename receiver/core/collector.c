@@ -136,6 +136,13 @@ void collector_flush(struct collector *c)
 		c->outputs[i]->ops->flush(c->outputs[i], &now);
 }
 
+void collector_finish(struct collector *c)
+{
+	for (size_t i = 0; i < c->n_outputs; i++)
+		if (c->outputs[i]->ops->finish)
+			c->outputs[i]->ops->finish(c->outputs[i], c->now);
+}
+
 int collector_reopen(struct collector *c)
 {
 	int first = 0;

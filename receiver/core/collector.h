@@ -71,6 +71,10 @@ void collector_refresh(struct collector *c);
 /*! End of a loop turn: the outputs write their batches, rotate on time, retry. */
 void collector_flush(struct collector *c);
 
+/*! Stopping, after the last flush: every output writes what it holds back, so that
+ *  the counts are final for the summary. */
+void collector_finish(struct collector *c);
+
 /*! SIGHUP: every output finishes its file and opens it again.  \returns 0, or the first -errno */
 int collector_reopen(struct collector *c);
 

@@ -36,6 +36,10 @@ struct output_ops {
 		    const struct wire_log *log, time_t now);
 	/*! End of a loop turn: write what is buffered, rotate on time, retry a failed open. */
 	void (*flush)(struct output *o, const struct timespec *now);
+	/*! The daemon stops: write what is held back (lines waiting for their rest, the
+	 *  batch) and give a slow reader a bounded time to take it, so that the counts
+	 *  are final before the summary.  May be NULL. */
+	void (*finish)(struct output *o, time_t now);
 	/*! SIGHUP: finish the file and open it again.  \returns 0 or -errno */
 	int (*reopen)(struct output *o, time_t now);
 	void (*stats)(const struct output *o, struct output_stats *out);

@@ -34,7 +34,8 @@ struct input_ops {
 	 *  \returns datagrams delivered (0: nothing waiting), INPUT_END after the last
 	 *  record of a file, or -errno on an error the loop reports and survives */
 	int (*read)(struct input *in, rx_deliver_cb cb, void *ctx);
-	/*! Sample counters the kernel keeps (drops after the last datagram); may be NULL. */
+	/*! Sample what the kernel keeps (drops after the last datagram, whether a
+	 *  captured interface still exists); called every turn.  May be NULL. */
 	void (*refresh)(struct input *in);
 	void (*stats)(const struct input *in, struct input_stats *out);
 	/*! What it does, for the start-up line: "listening on [::]:4729 (receive buffer N bytes)". */

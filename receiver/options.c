@@ -321,6 +321,21 @@ static void check_and_default(struct options *o, bool chosen, int first, int pas
 	order_outputs(o);
 }
 
+/* After getopt_long, argv[optind - 1] is the word that held the option. */
+static _Noreturn void missing_argument(const char *word)
+{
+	if (optopt && word[0] == '-' && word[1] != '-')
+		log_usage("option -%c needs an argument", optopt);
+	log_usage("option %s needs an argument", word);
+}
+
+static _Noreturn void unknown_option(const char *word)
+{
+	if (optopt && word[0] == '-' && word[1] != '-')
+		log_usage("unknown option -%c", optopt);
+	log_usage("unknown option %s", word);
+}
+
 void options_parse(struct options *o, int argc, char **argv, int first, int passed)
 {
 	bool chosen = false;
@@ -329,7 +344,9 @@ void options_parse(struct options *o, int argc, char **argv, int first, int pass
 	memset(o, 0, sizeof(*o));
 	o->max_streams = 4096;
 	o->umask = 027;
-	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:a:c:qu:g:hV", long_options, NULL)) != -1) {
+	/* getopt's own message would make two lines of one refusal: ours says it once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":l:i:r:f:B:w:b:a:c:qu:g:hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'l': listen_option(o, optarg); break;
 		case 'i': add_input(o, "capture", optarg); break;
@@ -369,7 +386,8 @@ void options_parse(struct options *o, int argc, char **argv, int first, int pass
 		case OPT_HOSTS: o->hosts_file = optarg; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("gsmtap-logd %s\n", GSMTAPLOG_VERSION); exit(0);
-		default: log_usage("unknown option or missing argument");
+		case ':': missing_argument(argv[optind - 1]);
+		default: unknown_option(argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -164,10 +164,11 @@ static void refused(void)
 					   "127.0.0.1 (PORT 1 to 65535)");
 	REFUSED(ARGS("-w", ""), "an empty file name for the pcapng output");
 	REFUSED(ARGS("extra"), "unexpected argument 'extra'");
-	/* getopt says which first */
-	REFUSED(ARGS("--no-such-option"), "unrecognized option '--no-such-option'\n"
-					  "gsmtap-logd: unknown option or missing argument");
-	REFUSED(ARGS("-w"), "option requires an argument -- 'w'\ngsmtap-logd: unknown option or missing argument");
+	REFUSED(ARGS("--no-such-option"), "unknown option --no-such-option");
+	REFUSED(ARGS("-x"), "unknown option -x");
+	REFUSED(ARGS("-qx"), "unknown option -x");
+	REFUSED(ARGS("-w"), "option -w needs an argument");
+	REFUSED(ARGS("--text"), "option --text needs an argument");
 }
 
 int main(void)

@@ -26,6 +26,16 @@ void latency_free(struct latency *l)
 	l->ns = NULL;
 }
 
+void latency_merge(struct latency *into, const struct latency *from)
+{
+	size_t n = from->n < into->cap - into->n ? from->n : into->cap - into->n;
+
+	memcpy(into->ns + into->n, from->ns, n * sizeof(*from->ns));
+	into->n += n;
+	for (int b = 0; b < LATENCY_BUCKETS; b++)
+		into->hist[b] += from->hist[b];
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

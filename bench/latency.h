@@ -30,6 +30,9 @@ static inline void latency_add(struct latency *l, uint64_t ns)
 		l->ns[l->n++] = ns;
 }
 
+/*! Add the samples and histogram of \a from to \a into (before latency_finish()). */
+void latency_merge(struct latency *into, const struct latency *from);
+
 /*! Sort the samples; call once, after the last latency_add(). */
 void latency_finish(struct latency *l);
 

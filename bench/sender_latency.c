@@ -1,9 +1,16 @@
-/* sender_latency.c: benchmark: the latency of each log call, libgsmtaplog against bare sendmsg(), libosmocore and syslog. */
+/* sender_latency.c: benchmark: the latency of each log call, libgsmtaplog (direct and deferred) against bare sendmsg(), libosmocore's targets, ours in libosmocore, syslog, LTTng-UST and spdlog. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-r]
+ * Usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-S SEND_STALL_MS] [-t THREADS] [-o NAMES] [-R RING] [-r] [-P SHIM]
  *   -r  run at SCHED_FIFO priority 10 (root), so that other processes on a
  *       busy machine cannot preempt the measurement and pollute the tail
+ *   -t  log from THREADS threads at once, each CALLS calls, unpinned (only
+ *       the thread-safe systems; no stall window)
+ *   -o  only these systems (comma-separated names; the floor always runs)
+ *   -R  deferred mode's ring size in bytes (default 16 MiB)
+ *   -P  libgsmtaplog-osmo-preload.so: LOGP() through the target that its
+ *       log_target_create_gsmtap() makes (dlopen()ed: the same code that
+ *       LD_PRELOAD puts into a program)
  *
  * Every system logs the same CALLS lines of 1..512 bytes (deterministic
  * pseudo-random lengths, each ending in '\n').  The systems take turns in
@@ -16,8 +23,19 @@
  *
  * The UDP systems each send to a socket of their own, read by one receiver
  * thread; the pipe's reader takes 4 kB per millisecond, a slow terminal or
- * journal.  The main thread runs on CPU 0 and the collectors on the last CPU.
+ * journal.  Deferred mode's ring is emptied by a drainer thread (drain.c, as
+ * in gsmtap-logd --shm and gsmtap-log-agent).  LTTng-UST (a tracepoint; the
+ * session is bench/deferred_latency.sh's) and spdlog's async logger (to
+ * /dev/null) are built in when their Debian packages are installed.  The main
+ * thread runs on CPU 0 and the collectors on the last CPU.
+ *
+ * Every recorded call's heap allocations are counted (alloc-count.c wraps
+ * malloc() and friends in this executable).  At the end, each LOGP() system
+ * to UDP logs once more, in a child whose send path is stalled for
+ * SEND_STALL_MS (send_path_stall.c): a blocking target waits as long as the
+ * path does.  500 ms by default, to stay inside the real-time budget at -r.
  */
+#include <dlfcn.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -40,9 +58,19 @@
 #include <osmocom/core/utils.h>
 
 #include <gsmtaplog/gsmtaplog.h>
+#include <gsmtaplog/osmo.h>
 
+#include "alloc-count.h"
+#include "drain.h"
 #include "latency.h"
+#include "send_path_stall.h"
 #include "wire.h"
+#ifdef HAVE_LTTNG
+#include "lttng_tp.h"
+#endif
+#ifdef HAVE_SPDLOG
+#include "spdlog_async.h"
+#endif
 
 #define LINES		4096	/* distinct lines, reused in order */
 #define LINE_MAX_LEN	512
@@ -53,6 +81,9 @@
 #define NO_COLLECTOR	-1
 #define PIPE_COLLECTOR	100	/* collector id of the pipe; UDP collectors are 0.. */
 #define MAX_UDP		8
+#define DRAIN_COLLECTOR	MAX_UDP	/* the deferred mode's drainer: counted after the UDP ones */
+#define MAX_SYSTEMS	16
+#define MAX_THREADS	16
 
 enum { DBENCH };
 
@@ -64,6 +95,9 @@ static const struct log_info log_info = { .cat = categories, .num_cat = ARRAY_SI
 
 struct system;
 typedef int (*call_fn)(struct system *sys, const char *line, size_t len);
+typedef struct log_target *make_target_fn(uint16_t port);
+typedef struct log_target *create_gsmtap_fn(const char *host, uint16_t port, const char *ident,
+					    bool ofd_wq_mode, bool add_sink);
 
 /*! One way of getting a line out, and what it measured. */
 struct system {
@@ -73,26 +107,37 @@ struct system {
 	int collector;			/*!< UDP receiver index, PIPE_COLLECTOR or NO_COLLECTOR */
 	int fd;				/*!< bare socket, or the fd that becomes stderr */
 	struct log_target *target;	/*!< libosmocore target attached for this system's turns */
+	make_target_fn *make_target;	/*!< how target was made, for the stalled send path */
 	struct gsmtaplog *sender;
+	unsigned long long (*lost)(void);	/*!< losses the API keeps to itself (spdlog's overruns), or NULL */
 	struct latency lat;
 	uint64_t total;			/*!< every call, warm-up and stall included */
 	uint64_t calls, errors;		/*!< the recorded calls */
 	uint64_t stall_calls, stall_errors, stall_max, stall_lost;
 	bool stall_lost_known;
+	uint64_t allocs;		/*!< heap allocations in the recorded calls */
+	struct send_path_stall path[2];	/*!< LOGP() with the send path free [0] and stalled [1] */
+	int path_rc;			/*!< 0: path holds results; else why not */
+	/* With -t, each thread's own figures, merged into the above at the end. */
+	struct latency tlat[MAX_THREADS];
+	uint64_t ttotal[MAX_THREADS], tcalls[MAX_THREADS], terrors[MAX_THREADS];
 };
 
 /*! The collectors' shared state: the main thread stalls one of them at a time. */
 static struct {
 	int udp_fd[MAX_UDP];
 	int n_udp;
-	atomic_uint_least64_t received[MAX_UDP];
+	atomic_uint_least64_t received[MAX_UDP + 1];	/*!< the last: DRAIN_COLLECTOR */
+	struct drain *drain;
 	int pipe_rd;
 	atomic_int stalled;			/*!< collector id that must not read ... */
 	atomic_uint_least64_t stall_until;	/*!< ... before this CLOCK_MONOTONIC ns */
 	atomic_bool stop;
 } col = { .stalled = NO_COLLECTOR };
 
+static create_gsmtap_fn *shim_create_gsmtap;	/*!< the shim's, from -P */
 static uint8_t floor_prefix[WIRE_PREFIX_LEN];
+static size_t ring_size;	/*!< -R; 0: the library's default */
 static char *line_buf;
 static const char *line_ptr[LINES];
 static size_t line_len[LINES];
@@ -229,6 +274,34 @@ static void *pipe_reader_cb(void *arg)
 	return NULL;
 }
 
+/* Deferred mode's drainer: counts what it reads, and reads nothing while stalled. */
+static bool count_line_cb(void *ctx, struct drain_ring *r, const struct shmring_line *line)
+{
+	(void)ctx;
+	(void)r;
+	(void)line;
+	atomic_fetch_add_explicit(&col.received[DRAIN_COLLECTOR], 1, memory_order_relaxed);
+	return true;
+}
+
+static void *drainer_cb(void *arg)
+{
+	struct pollfd pfd = { .fd = drain_fd(col.drain), .events = POLLIN };
+
+	(void)arg;
+	pin_to_cpu(collector_cpu());
+	while (!atomic_load(&col.stop)) {
+		poll(&pfd, 1, 1);
+		drain_events(col.drain);
+		if (is_stalled(DRAIN_COLLECTOR))
+			continue;
+		while (drain_read(col.drain, 4096, count_line_cb, NULL) > 0)
+			drain_release(col.drain);
+		drain_release(col.drain);
+	}
+	return NULL;
+}
+
 /* The systems' calls.  Each returns 0, or -1 when the caller saw the line dropped. */
 
 static int bare_sendmsg_cb(struct system *sys, const char *line, size_t len)
@@ -244,6 +317,23 @@ static int gsmtaplog_send_cb(struct system *sys, const char *line, size_t len)
 	return gsmtaplog_send(sys->sender, GSMTAPLOG_NOTICE, "BENCH", __FILE__, __LINE__, line, len) ? -1 : 0;
 }
 
+#ifdef HAVE_LTTNG
+static int lttng_cb(struct system *sys, const char *line, size_t len)
+{
+	(void)sys;
+	lttng_ust_tracepoint(gsmtaplog_bench, line, 5, line, len);
+	return 0;
+}
+#endif
+
+#ifdef HAVE_SPDLOG
+static int spdlog_cb(struct system *sys, const char *line, size_t len)
+{
+	(void)sys;
+	return spdlog_bench_log(__FILE__, __LINE__, line, len);
+}
+#endif
+
 static int gsmtaplog_printf_cb(struct system *sys, const char *line, size_t len)
 {
 	(void)len;
@@ -257,6 +347,12 @@ static int logp_cb(struct system *sys, const char *line, size_t len)
 	(void)len;
 	LOGP(DBENCH, LOGL_NOTICE, "%s", line);
 	return 0;
+}
+
+/* What the child of send_path_stall() logs, through the one target it attached. */
+static void stall_line_cb(int i)
+{
+	LOGP(DBENCH, LOGL_NOTICE, "%s", line_ptr[i % LINES]);
 }
 
 static int syslog_cb(struct system *sys, const char *line, size_t len)
@@ -290,25 +386,101 @@ static uint64_t timed_call(struct system *sys, int i, int *rc)
 	uint64_t t0 = now_ns();
 
 	*rc = sys->call(sys, line_ptr[i % LINES], line_len[i % LINES]);
-	t0 = now_ns() - t0;
-	sys->total++;
-	return t0;
+	return now_ns() - t0;
 }
 
-static void run_batch(struct system *sys, int first, int count, bool record)
+/* Calls [first, first + count) into one thread's figures. */
+static void calls_into(struct system *sys, int first, int count, bool record, struct latency *lat,
+		       uint64_t *total, uint64_t *calls, uint64_t *errors)
 {
-	attach(sys);
 	for (int i = first; i < first + count; i++) {
 		int rc;
 		uint64_t ns = timed_call(sys, i, &rc);
 
+		++*total;
 		if (!record)
 			continue;
-		latency_add(&sys->lat, ns);
-		sys->calls++;
-		sys->errors += rc != 0;
+		latency_add(lat, ns);
+		++*calls;
+		*errors += rc != 0;
 	}
+}
+
+/* -t: the threads wait at a barrier for a batch, run it all at once, and meet
+ * at another; they live for the whole run, so that no thread's first call
+ * (which caches its thread id) is ever recorded. */
+static struct {
+	int n;
+	pthread_t t[MAX_THREADS];
+	pthread_barrier_t go, done;
+	struct system *sys;
+	int first, count;
+	bool record, stop;
+} pool = { .n = 1 };
+
+static void *pool_cb(void *arg)
+{
+	int k = (int)(intptr_t)arg;
+
+	for (;;) {
+		pthread_barrier_wait(&pool.go);
+		if (pool.stop)
+			return NULL;
+		calls_into(pool.sys, pool.first, pool.count, pool.record, &pool.sys->tlat[k], &pool.sys->ttotal[k],
+			   &pool.sys->tcalls[k], &pool.sys->terrors[k]);
+		pthread_barrier_wait(&pool.done);
+	}
+}
+
+static void pool_start(int n)
+{
+	pool.n = n;
+	if (pthread_barrier_init(&pool.go, NULL, n + 1) || pthread_barrier_init(&pool.done, NULL, n + 1))
+		errx(1, "pthread_barrier_init");
+	for (int k = 0; k < n; k++)
+		if (pthread_create(&pool.t[k], NULL, pool_cb, (void *)(intptr_t)k))
+			errx(1, "pthread_create");
+}
+
+static void pool_stop(void)
+{
+	pool.stop = true;
+	pthread_barrier_wait(&pool.go);
+	for (int k = 0; k < pool.n; k++)
+		pthread_join(pool.t[k], NULL);
+}
+
+static void run_batch(struct system *sys, int first, int count, bool record)
+{
+	uint64_t allocs;
+
+	if (pool.n > 1) {
+		pool.sys = sys;
+		pool.first = first;
+		pool.count = count;
+		pool.record = record;
+		pthread_barrier_wait(&pool.go);
+		pthread_barrier_wait(&pool.done);
+		return;
+	}
+	allocs = alloc_count();
+	attach(sys);
+	calls_into(sys, first, count, record, &sys->lat, &sys->total, &sys->calls, &sys->errors);
 	detach(sys);
+	if (record)
+		sys->allocs += alloc_count() - allocs;
+}
+
+/* The threads' figures into the system's. */
+static void merge_threads(struct system *sys)
+{
+	for (int k = 0; pool.n > 1 && k < pool.n; k++) {
+		latency_merge(&sys->lat, &sys->tlat[k]);
+		sys->total += sys->ttotal[k];
+		sys->calls += sys->tcalls[k];
+		sys->errors += sys->terrors[k];
+		latency_free(&sys->tlat[k]);
+	}
 }
 
 /* Wait until a UDP collector has taken everything queued for it. */
@@ -343,6 +515,7 @@ static void stall_window(struct system *sys, uint64_t stall_ms, int first_line)
 		int rc;
 		uint64_t ns = timed_call(sys, i++, &rc);
 
+		sys->total++;
 		sys->stall_calls++;
 		sys->stall_errors += rc != 0;
 		if (ns > sys->stall_max)
@@ -410,6 +583,32 @@ static int open_udp_socket(uint16_t port)
 	return fd;
 }
 
+/* Deferred mode, with its drainer running before the ring is offered. */
+static struct gsmtaplog *open_deferred(pthread_t *thread)
+{
+	static char path[64];
+	const struct drain_config dc = { .path = path };
+	struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DEFERRED, .drainer = path, .ident = "bench",
+				    .ring_size = ring_size };
+	char why[DRAIN_ERR_MAX];
+	struct gsmtaplog_stats st;
+	struct gsmtaplog *s;
+
+	snprintf(path, sizeof(path), "/tmp/sender_latency.%d.sock", (int)getpid());
+	col.drain = drain_open(&dc, why);
+	if (!col.drain)
+		errx(1, "%s", why);
+	if (pthread_create(thread, NULL, drainer_cb, NULL))
+		errx(1, "pthread_create");
+	s = GSMTAPLOG_OPEN_OPTS(&o);
+	if (!s)
+		err(1, "gsmtaplog_open_opts");
+	gsmtaplog_stats(s, &st);
+	if (!st.drainer)
+		errx(1, "the drainer thread did not take the ring");
+	return s;
+}
+
 static struct gsmtaplog *open_sender(uint16_t port)
 {
 	char service[8];
@@ -422,6 +621,55 @@ static struct gsmtaplog *open_sender(uint16_t port)
 	return s;
 }
 
+/* The three ways a LOGP() line reaches UDP; each target is added by attach(). */
+static struct log_target *all_filter(struct log_target *t, const char *what)
+{
+	if (!t)
+		errx(1, "%s failed", what);
+	log_set_all_filter(t, 1);
+	return t;
+}
+
+/* libosmocore 1.7's own, as osmo programs run it: blocking socket, direct write(). */
+static struct log_target *osmo_gsmtap_target(uint16_t port)
+{
+	return all_filter(log_target_create_gsmtap("127.0.0.1", port, "bench", false, false),
+			  "log_target_create_gsmtap");
+}
+
+static struct log_target *gsmtaplog_osmo_target(uint16_t port)
+{
+	char service[8];
+
+	snprintf(service, sizeof(service), "%u", port);
+	return all_filter(gsmtaplog_osmo_target_create("127.0.0.1", service, "bench"),
+			  "gsmtaplog_osmo_target_create");
+}
+
+static struct log_target *shim_target(uint16_t port)
+{
+	return all_filter(shim_create_gsmtap("127.0.0.1", port, "bench", false, false),
+			  "the shim's log_target_create_gsmtap");
+}
+
+static struct system osmo_udp_system(const char *name, make_target_fn *make)
+{
+	uint16_t port;
+	int id = udp_collector(&port);
+
+	return (struct system){ .name = name, .call = logp_cb, .collector = id, .fd = -1,
+				.target = make(port), .make_target = make };
+}
+
+/* dlopen(), not LD_PRELOAD: the benchmark keeps libosmocore's own function too. */
+static void load_shim(const char *path)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h || !(shim_create_gsmtap = (create_gsmtap_fn *)dlsym(h, "log_target_create_gsmtap")))
+		errx(1, "-P %s: %s", path, dlerror());
+}
+
 static struct log_target *osmo_stderr_target(void)
 {
 	struct log_target *t = log_target_create_stderr();
@@ -432,8 +680,9 @@ static struct log_target *osmo_stderr_target(void)
 	return t;
 }
 
-/* Build the systems; returns how many.  The floor is always systems[0]. */
-static int make_systems(struct system *sys)
+/* Build the systems; returns how many.  The floor is always systems[0].
+ * With several threads, only those that may be called from several at once. */
+static int make_systems(struct system *sys, int threads, pthread_t *drainer)
 {
 	struct wire_log floor_log = {
 		.level = WIRE_LEVEL_NOTICE, .ident = { "bench", 5 }, .subsys = { "BENCH", 5 },
@@ -455,14 +704,38 @@ static int make_systems(struct system *sys)
 	id = udp_collector(&port);
 	sys[n++] = (struct system){ .name = "gsmtaplog_printf", .call = gsmtaplog_printf_cb, .sees_drops = true,
 				    .collector = id, .fd = -1, .sender = open_sender(port) };
+	sys[n++] = (struct system){ .name = "gsmtaplog_deferred", .call = gsmtaplog_send_cb, .sees_drops = true,
+				    .collector = DRAIN_COLLECTOR, .fd = -1, .sender = open_deferred(drainer) };
+#ifdef HAVE_LTTNG
+	/* Only with a session enabling the event does the tracepoint record anything. */
+	sys[n++] = (struct system){ .name = lttng_ust_tracepoint_enabled(gsmtaplog_bench, line) ?
+					   "lttng_ust" : "lttng_ust_disabled",
+				    .call = lttng_cb, .collector = NO_COLLECTOR, .fd = -1 };
+#else
+	printf("lttng_ust: not built (apt-get install liblttng-ust-dev, then meson setup --reconfigure)\n");
+#endif
+#ifdef HAVE_SPDLOG
+	if (spdlog_bench_open("/dev/null", collector_cpu()))
+		errx(1, "spdlog_bench_open");
+	sys[n++] = (struct system){ .name = "spdlog_async", .call = spdlog_cb, .collector = NO_COLLECTOR, .fd = -1,
+				    .lost = spdlog_bench_overruns };
+#else
+	printf("spdlog_async: not built (apt-get install libspdlog-dev g++, then meson setup --reconfigure)\n");
+#endif
+	if (threads > 1)
+		return n;
 
-	/* libosmocore as osmo programs run it: blocking socket, direct write(). */
-	id = udp_collector(&port);
-	sys[n] = (struct system){ .name = "osmo_gsmtap", .call = logp_cb, .collector = id, .fd = -1,
-				  .target = log_target_create_gsmtap("127.0.0.1", port, "bench", false, false) };
-	if (!sys[n].target)
-		errx(1, "log_target_create_gsmtap");
-	log_set_all_filter(sys[n++].target, 1);
+	sys[n++] = osmo_udp_system("osmo_gsmtap", osmo_gsmtap_target);
+	sys[n++] = osmo_udp_system("osmo_gsmtaplog", gsmtaplog_osmo_target);
+	if (shim_create_gsmtap) {
+		sys[n] = osmo_udp_system("osmo_gsmtaplog_shim", shim_target);
+		/* On a libosmocore it does not know, the shim hands out libosmocore's own. */
+		if (sys[n].target->raw_output == sys[n - 2].target->raw_output)
+			errx(1, "the shim made libosmocore's own target: see its warning above");
+		n++;
+	} else {
+		printf("osmo_gsmtaplog_shim: skipped (no -P)\n");
+	}
 
 	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	file_fd = mkostemp(path, O_CLOEXEC);
@@ -486,6 +759,21 @@ static int make_systems(struct system *sys)
 		printf("syslog: skipped (no /dev/log)\n");
 	}
 	return n;
+}
+
+/* -o: the floor and the systems named; the others' resources stay open, unused. */
+static int keep_only(struct system *sys, int n, const char *only)
+{
+	int kept = 1;
+
+	for (int i = 1; only && i < n; i++) {
+		size_t len = strlen(sys[i].name);
+		const char *p = strstr(only, sys[i].name);
+
+		if (p && (p == only || p[-1] == ',') && (p[len] == ',' || !p[len]))
+			sys[kept++] = sys[i];
+	}
+	return only ? kept : n;
 }
 
 static void print_drops(const struct system *s, const char *key, uint64_t errors)
@@ -516,10 +804,8 @@ static void report(struct system *sys, int n)
 {
 	uint64_t floor50, floor999;
 
-	for (int i = 0; i < n; i++) {
-		latency_finish(&sys[i].lat);
+	for (int i = 0; i < n; i++)
 		latency_print_hist(&sys[i].lat, sys[i].name, stdout);
-	}
 	floor50 = latency_pct(&sys[0].lat, 0.5);
 	floor999 = latency_pct(&sys[0].lat, 0.999);
 
@@ -537,6 +823,26 @@ static void report(struct system *sys, int n)
 			printf(" lost=%" PRIu64, s->stall_lost);
 		printf("\n");
 	}
+	printf("stalled send path: each LOGP() system to UDP logs for the stall and 100 ms more, in a network "
+	       "namespace whose lo holds every datagram until the stall ends (stalled), or not (free); "
+	       "over = calls longer than the system's p99.9 above\n");
+	for (int i = 0; i < n; i++) {
+		const struct system *s = &sys[i];
+
+		if (!s->make_target)
+			continue;
+		if (s->path_rc) {
+			printf("  %-22s not measured: %s\n", s->name, strerror(s->path_rc));
+			continue;
+		}
+		for (int stalled = 0; stalled < 2; stalled++) {
+			const struct send_path_stall *p = &s->path[stalled];
+
+			printf("  %-22s %-7s calls=%" PRIu64 " max_ns=%" PRIu64 " (at %" PRIu64 " ms) over_p999=%"
+			       PRIu64 " (%.4f %%) over_ms=%.1f\n", s->name, stalled ? "stalled" : "free",
+			       p->calls, p->max_ns, p->max_at_ms, p->over, 100.0 * p->over / p->calls, p->over_ns / 1e6);
+		}
+	}
 	printf("\nsummary (ratios against bare_sendmsg in this run; dropped = the caller saw it, lost = never received):\n");
 	for (int i = 0; i < n; i++) {
 		const struct system *s = &sys[i];
@@ -551,31 +857,47 @@ static void report(struct system *sys, int n)
 		print_drops(s, "dropped", s->errors);
 		if (s->collector >= 0 && s->collector != PIPE_COLLECTOR)
 			printf(" lost=%" PRIu64, s->total - atomic_load(&col.received[s->collector]));
-		printf(" stall_max_ns=%" PRIu64 "\n", s->stall_max);
+		if (s->lost)
+			printf(" lost=%llu", s->lost());
+		printf(" stall_max_ns=%" PRIu64, s->stall_max);
+		printf(" allocs_per_line=%.3f", (double)s->allocs / s->calls);
+		if (s->make_target && !s->path_rc)
+			printf(" sendpath_free_max_ns=%" PRIu64 " sendpath_stalled_max_ns=%" PRIu64,
+			       s->path[0].max_ns, s->path[1].max_ns);
+		printf("\n");
 	}
 }
 
 int main(int argc, char **argv)
 {
-	int calls = 200000, batch = 1000, stall_ms = 1000, opt, n, stderr_copy;
+	int calls = 200000, batch = 1000, stall_ms = 1000, send_stall_ms = 500, threads = 1, opt, n, stderr_copy;
+	const char *only = NULL;
 	bool realtime = false;
-	struct system sys[8];
-	pthread_t rx_thread, pipe_thread;
+	static struct system sys[MAX_SYSTEMS];
+	pthread_t rx_thread, pipe_thread, drainer_thread;
 
-	while ((opt = getopt(argc, argv, "n:b:s:r")) != -1) {
+	while ((opt = getopt(argc, argv, "n:b:s:S:t:o:R:rP:")) != -1) {
 		switch (opt) {
 		case 'n': calls = atoi(optarg); break;
 		case 'b': batch = atoi(optarg); break;
 		case 's': stall_ms = atoi(optarg); break;
+		case 'S': send_stall_ms = atoi(optarg); break;
+		case 't': threads = atoi(optarg); break;
+		case 'o': only = optarg; break;
+		case 'R': ring_size = strtoul(optarg, NULL, 0); break;
 		case 'r': realtime = true; break;
-		default: errx(2, "usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-r]");
+		case 'P': load_shim(optarg); break;
+		default: errx(2, "usage: sender_latency [-n CALLS] [-b BATCH] [-s STALL_MS] [-S SEND_STALL_MS] [-t THREADS] [-o NAMES] [-R RING] [-r] [-P SHIM]");
 		}
 	}
-	if (calls < 1 || batch < 1 || stall_ms < 0)
-		errx(2, "CALLS and BATCH must be positive, STALL_MS not negative");
+	if (calls < 1 || batch < 1 || stall_ms < 0 || send_stall_ms < 0 || threads < 1 || threads > MAX_THREADS)
+		errx(2, "CALLS and BATCH must be positive, STALL_MS and SEND_STALL_MS not negative, THREADS 1 to %d",
+		     MAX_THREADS);
+	if (threads > 1)
+		stall_ms = 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("sender_latency: calls=%d per system, batch=%d, lines of 1..%d bytes, stall=%d ms\n",
-	       calls, batch, LINE_MAX_LEN, stall_ms);
+	printf("sender_latency: calls=%d per system%s, batch=%d, lines of 1..%d bytes, stall=%d ms, send path stall=%d ms, threads=%d\n",
+	       calls, threads > 1 ? " and thread" : "", batch, LINE_MAX_LEN, stall_ms, send_stall_ms, threads);
 	print_environment();
 	/* Set before the collector threads start, so that they inherit it. */
 	if (realtime && sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 }))
@@ -588,13 +910,20 @@ int main(int argc, char **argv)
 	if (log_init(&log_info, NULL) < 0)
 		errx(1, "log_init");
 	make_lines();
-	n = make_systems(sys);
-	for (int i = 0; i < n; i++)
-		if (latency_init(&sys[i].lat, calls))
+	n = make_systems(sys, threads, &drainer_thread);
+	n = keep_only(sys, n, only);
+	for (int i = 0; i < n; i++) {
+		if (latency_init(&sys[i].lat, (size_t)calls * threads))
 			err(1, "samples");
+		for (int k = 0; threads > 1 && k < threads; k++)
+			if (latency_init(&sys[i].tlat[k], calls))
+				err(1, "samples");
+	}
+	if (threads > 1)
+		pool_start(threads);	/* unpinned: the scheduler spreads them */
 	pin_to_cpu(0);
 	if (pthread_create(&rx_thread, NULL, udp_receiver_cb, NULL) ||
-	    pthread_create(&pipe_thread, NULL, pipe_reader_cb, NULL))
+	    (threads == 1 && pthread_create(&pipe_thread, NULL, pipe_reader_cb, NULL)))
 		errx(1, "pthread_create");
 
 	/* One unrecorded round warms caches, sockets and the page cache file. */
@@ -605,7 +934,7 @@ int main(int argc, char **argv)
 
 		int round = done / batch;
 
-		if (round == calls / batch / 2) {
+		if (round == calls / batch / 2 && threads == 1) {
 			for (int i = 0; i < n; i++)
 				stall_window(&sys[i], stall_ms, done);
 		}
@@ -614,16 +943,31 @@ int main(int argc, char **argv)
 		for (int k = 0; k < n; k++)
 			run_batch(&sys[(round + k) % n], done, count, true);
 	}
-	for (int i = 0; i < n; i++)
+	if (threads > 1)
+		pool_stop();
+	for (int i = 0; i < n; i++) {
+		merge_threads(&sys[i]);
 		if (sys[i].collector >= 0 && sys[i].collector != PIPE_COLLECTOR)
 			settled_count(sys[i].collector);
+	}
 	atomic_store(&col.stop, true);
 	pthread_join(rx_thread, NULL);
-	pthread_join(pipe_thread, NULL);
+	if (threads == 1)
+		pthread_join(pipe_thread, NULL);
+	pthread_join(drainer_thread, NULL);
 	dup2(stderr_copy, STDERR_FILENO);
 
+	for (int i = 0; i < n; i++)
+		latency_finish(&sys[i].lat);
+	/* Now that this process has one thread: each child forks from it alone. */
+	for (int i = 0; i < n; i++) {
+		for (int stalled = 0; stalled < 2 && sys[i].make_target && !sys[i].path_rc; stalled++)
+			sys[i].path_rc = send_path_stall(sys[i].make_target, stall_line_cb, send_stall_ms, stalled,
+							 latency_pct(&sys[i].lat, 0.999), &sys[i].path[stalled]);
+	}
 	report(sys, n);
 	for (int i = 0; i < n; i++)
 		latency_free(&sys[i].lat);
+	drain_close(col.drain);
 	return 0;
 }

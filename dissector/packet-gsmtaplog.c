@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <epan/packet.h>
+#include <epan/prefs.h>
 #include <epan/expert.h>
 #include <epan/exceptions.h>
 #include <epan/show_exception.h>
@@ -26,6 +27,7 @@
 
 #include "wire.h"
 #include "seq.h"
+#include "timing.h"
 #include "gsmtaplog.h"
 
 void proto_register_gsmtaplog(void);
@@ -56,6 +58,9 @@ static int gsmtaplog_tap = -1;
 static dissector_handle_t gsmtaplog_handle;
 static dissector_handle_t gsmtap_handle;	/* the built-in one we chain to */
 
+/* Further UDP ports a collector may listen on (Preferences > Protocols > GSMTAPlog). */
+static range_t *gsmtaplog_ports;
+
 /* Per-stream state of the first pass. */
 struct stream_state {
 	struct gtl_stream pub;	/* what frames point to */
@@ -64,14 +69,8 @@ struct stream_state {
 	struct seq_state seq;
 	guint8 ident[WIRE_IDENT_LEN];	/* of the previous line: a new one is a new sender */
 	gsize ident_len;
-	gboolean have_delay;
-	nstime_t min_delay;
-	wmem_map_t *threads;	/* pid -> struct thread_state */
-};
-
-/* The last in-order line of one pid in one stream. */
-struct thread_state {
-	nstime_t sent;
+	struct timing_delay delay;
+	wmem_map_t *threads;	/* pid -> struct timing_pid */
 };
 
 static wmem_map_t *gsmtaplog_streams;	/* struct stream_state by address and port */
@@ -176,34 +175,37 @@ static void analyse_seq(struct stream_state *s, struct gtl_frame *fr, gboolean s
 	}
 }
 
-/* delta against the previous in-order line of this pid, delay against the capture clock. */
-static void analyse_time(struct stream_state *s, struct gtl_frame *fr,
-			 const nstime_t *sent, const nstime_t *captured)
+static void nstime_from_ns(nstime_t *t, gint64 ns)
 {
-	struct thread_state *t;
-	gboolean late = (fr->flags & (GTL_REORDERED | GTL_DUPLICATE)) != 0;
+	/* Both parts take the sign, as nstime_delta() gives them. */
+	t->secs = (time_t)(ns / NS_PER_SEC);
+	t->nsecs = (int)(ns % NS_PER_SEC);
+}
 
-	t = (struct thread_state *)wmem_map_lookup(s->threads, GUINT_TO_POINTER(fr->pid));
-	if (t) {
-		nstime_delta(&fr->delta, sent, &t->sent);
-		fr->flags |= GTL_HAS_DELTA;
-		/* A late line is expected to be older; it must not become the
-		 * reference either, or the next line's delta would be wrong. */
-		if (!late && (fr->delta.secs < 0 || fr->delta.nsecs < 0))
-			fr->flags |= GTL_CLOCK_BACK;
-	} else {
-		t = wmem_new0(wmem_file_scope(), struct thread_state);
+/* delta against the previous in-order line of this pid, delay against the
+ * capture clock: the rules of wire/timing.c. */
+static void analyse_time(struct stream_state *s, struct gtl_frame *fr, gint64 sent, const nstime_t *captured)
+{
+	struct timing_pid *t;
+	gint64 delta, delay, excess;
+	unsigned flags;
+
+	t = (struct timing_pid *)wmem_map_lookup(s->threads, GUINT_TO_POINTER(fr->pid));
+	if (!t) {
+		t = wmem_new0(wmem_file_scope(), struct timing_pid);
 		wmem_map_insert(s->threads, GUINT_TO_POINTER(fr->pid), t);
 	}
-	if (!late || !(fr->flags & GTL_HAS_DELTA))
-		t->sent = *sent;
-
-	nstime_delta(&fr->delay, captured, sent);
-	if (!s->have_delay || nstime_cmp(&fr->delay, &s->min_delay) < 0) {
-		s->min_delay = fr->delay;
-		s->have_delay = TRUE;
+	flags = timing_delta(t, sent, (fr->flags & (GTL_REORDERED | GTL_DUPLICATE)) != 0, &delta);
+	if (flags & TIMING_HAS_DELTA) {
+		fr->flags |= GTL_HAS_DELTA;
+		nstime_from_ns(&fr->delta, delta);
 	}
-	nstime_delta(&fr->delay_excess, &fr->delay, &s->min_delay);
+	if (flags & TIMING_CLOCK_BACK)
+		fr->flags |= GTL_CLOCK_BACK;
+
+	timing_delay(&s->delay, sent, (gint64)captured->secs * NS_PER_SEC + captured->nsecs, &delay, &excess);
+	nstime_from_ns(&fr->delay, delay);
+	nstime_from_ns(&fr->delay_excess, excess);
 }
 
 /*
@@ -220,7 +222,6 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 	guint hdr = 0, lh, text_len, last;
 	gboolean same_sender = TRUE;
 	guint32 sec, usec;
-	nstime_t sent;
 
 	fr->stream = &s->pub;
 	if (tvb_captured_length(tvb) < tvb_reported_length(tvb))
@@ -252,10 +253,6 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 	fr->pid = tvb_get_ntohl(tvb, lh + WIRE_LOG_OFF_PID);
 	fr->level = tvb_get_guint8(tvb, lh + WIRE_LOG_OFF_LEVEL);
 
-	/* Only a foreign sender would send usec >= 10^6; carry it rather than overflow nsecs. */
-	sent.secs = (time_t)sec + usec / 1000000;
-	sent.nsecs = (int)(usec % 1000000) * 1000;
-
 	text_len = tvb_reported_length(tvb) - hdr - WIRE_LOG_HDR_LEN;
 	last = hdr + WIRE_LOG_HDR_LEN + text_len - 1;
 	if (text_len == WIRE_TEXT_MAX && tvb_bytes_exist(tvb, last, 1) && tvb_get_guint8(tvb, last) == 0)
@@ -263,7 +260,7 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 
 	same_sender = keep_ident(s, tvb, lh + WIRE_LOG_OFF_IDENT);
 	analyse_seq(s, fr, same_sender);
-	analyse_time(s, fr, &sent, &pinfo->abs_ts);
+	analyse_time(s, fr, timing_sent_ns(sec, usec), &pinfo->abs_ts);
 	return fr;
 }
 
@@ -435,6 +432,7 @@ void proto_register_gsmtaplog(void)
 		    "Not a GSMTAP log datagram: short or malformed header", EXPFILL } },
 	};
 	expert_module_t *expert;
+	module_t *module;
 
 	proto_gsmtaplog = proto_register_protocol("GSMTAP log timing analysis", "GSMTAPlog", "gsmtaplog");
 	proto_register_field_array(proto_gsmtaplog, hf, array_length(hf));
@@ -447,17 +445,38 @@ void proto_register_gsmtaplog(void)
 						   stream_hash, stream_equal);
 	register_init_routine(gsmtaplog_init);
 	gsmtaplog_tap = register_tap(GTL_TAP_NAME);
+	module = prefs_register_protocol(proto_gsmtaplog, proto_reg_handoff_gsmtaplog);
+	range_convert_str(wmem_epan_scope(), &gsmtaplog_ports, "", 65535);
+	prefs_register_range_preference(module, "udp.ports", "Additional UDP ports",
+					"UDP ports besides 4729 that carry GSMTAP log datagrams, such as a "
+					"collector's own port (e.g. 4730,5000-5009); no Decode As needed",
+					&gsmtaplog_ports, 65535);
 	gtl_register_stats();
 }
 
+/* Runs at start-up and again whenever the preferences change. */
 void proto_reg_handoff_gsmtaplog(void)
 {
-	/* Plugin handoffs run after the built-in ones, so the gsmtap handle is
-	 * already in place and ours replaces it on the port. */
-	gsmtap_handle = dissector_get_uint_handle(find_dissector_table("udp.port"), WIRE_PORT);
-	if (!gsmtap_handle)
-		gsmtap_handle = find_dissector("gsmtap");
-	dissector_add_uint("udp.port", WIRE_PORT, gsmtaplog_handle);
-	/* GSMTAP sent to another port: "Decode As... GSMTAPlog". */
-	dissector_add_for_decode_as("udp.port", gsmtaplog_handle);
+	static range_t *ports;		/* the ports added last time */
+	static gboolean done;
+
+	if (!done) {
+		/* Plugin handoffs run after the built-in ones, so the gsmtap handle is
+		 * already in place and ours replaces it on the port. */
+		gsmtap_handle = dissector_get_uint_handle(find_dissector_table("udp.port"), WIRE_PORT);
+		if (!gsmtap_handle)
+			gsmtap_handle = find_dissector("gsmtap");
+		dissector_add_uint("udp.port", WIRE_PORT, gsmtaplog_handle);
+		/* GSMTAP sent to another port: "Decode As... GSMTAPlog", or the preference. */
+		dissector_add_for_decode_as("udp.port", gsmtaplog_handle);
+		done = TRUE;
+	}
+	if (ports) {
+		dissector_delete_uint_range("udp.port", ports, gsmtaplog_handle);
+		wmem_free(wmem_epan_scope(), ports);
+	}
+	ports = range_copy(wmem_epan_scope(), gsmtaplog_ports);
+	/* 4729 stays ours whatever the range says. */
+	range_remove_value(wmem_epan_scope(), &ports, WIRE_PORT);
+	dissector_add_uint_range("udp.port", ports, gsmtaplog_handle);
 }

@@ -4,8 +4,10 @@
 #include <stdio.h>
 
 #include <epan/stats_tree.h>
+#include <epan/stats_tree_priv.h>
 
 #include "wire.h"
+#include "timing.h"
 #include "gsmtaplog.h"
 
 #define NODE_LINES	"GSMTAP log lines"
@@ -23,31 +25,38 @@
  */
 #define STREAMS_PER_NODE	1000
 
-/* Buckets 0, 1, 2-3, 4-7, ... up to an open 2^24- (16.7 s): bpftrace's hist() in microseconds. */
-#define HIST_BUCKETS	26
+/*
+ * Order.  tshark sorts each node's children by count and the GUI by name,
+ * descending, so neither shows streams or buckets in order by itself; but
+ * both keep range nodes in the order of their floor, whatever the column
+ * (the st_sort_rng_nameonly preference, on by default).  So every stream row
+ * and every bucket gets a range: a stream's is its index, a bucket's its
+ * values.  The value columns a range shows are kept meaningful: a stream's
+ * Average / Min / Max are its delay_excess (us) per line received under
+ * NODE_LINES, and the lines lost at once under NODE_EXPECTED (Average: lost
+ * per line expected), and those of all streams on the summaries' own rows;
+ * both minimums are 0 by definition, and start there.  The top level has
+ * ranges 1 to 4 too, so the summaries come first.
+ *
+ * Buckets are wire/timing.c's (0, 1, 2-3, 4-7, ... and a negative one, in us,
+ * clamped to stats_tree's int); each is created when a value first needs it,
+ * together with the empty ones between it and the others, so a histogram has
+ * no empty rows before its first or after its last value.
+ */
+#define BUCKETS_INT	32	/* 0 .. 1073741824-2147483647: the int's */
+
+/* Per histogram: the buckets created so far (first > last: none). */
+struct hist_nodes {
+	const char *name;
+	int first, last;
+	bool negative;
+};
+
+static struct hist_nodes hist_excess = { NODE_EXCESS, 0, -1, false };
+static struct hist_nodes hist_delta = { NODE_DELTA, 0, -1, false };
 
 static int st_node_lines = -1;
 static int st_node_expected = -1;
-static int st_node_delta = -1;
-
-/* Range names are parsed by stats_tree ("lo-hi"); build them once. */
-static char hist_names[HIST_BUCKETS][24];
-static gchar *hist_ranges[HIST_BUCKETS];
-
-static void hist_ranges_init(void)
-{
-	int i;
-
-	if (hist_ranges[0])
-		return;
-	snprintf(hist_names[0], sizeof(hist_names[0]), "0");
-	snprintf(hist_names[1], sizeof(hist_names[1]), "1");
-	for (i = 2; i < HIST_BUCKETS - 1; i++)
-		snprintf(hist_names[i], sizeof(hist_names[i]), "%d-%d", 1 << (i - 1), (1 << i) - 1);
-	snprintf(hist_names[i], sizeof(hist_names[i]), "%d-", 1 << (i - 1));
-	for (i = 0; i < HIST_BUCKETS; i++)
-		hist_ranges[i] = hist_names[i];
-}
 
 /* Microseconds, clamped into the int that stats_tree counts in: a step of
  * more than 2147 s shows as that limit, with its sign. */
@@ -58,18 +67,97 @@ static int usec_of(const nstime_t *t)
 	return (int)CLAMP(us, -G_MAXINT, G_MAXINT);
 }
 
+static stat_node *node_of(stats_tree *st, int id)
+{
+	return (stat_node *)g_ptr_array_index(st->parents, id);
+}
+
+/* Give node \a id the range [floor, ceil], which orders it (see above). */
+static void set_range(stats_tree *st, int id, int floor, int ceil)
+{
+	stat_node *n = node_of(st, id);
+
+	if (n->rng)
+		return;
+	n->rng = g_new(range_pair_t, 1);
+	n->rng->floor = floor;
+	n->rng->ceil = ceil;
+}
+
+/* A row with a value from the start: its minimum is 0 (see above). */
+static void start_at_zero(stats_tree *st, int id)
+{
+	stat_node *n = node_of(st, id);
+
+	n->minvalue.int_min = 0;
+	n->maxvalue.int_max = 0;
+	n->st_flags |= ST_FLG_AVERAGE;
+}
+
+static void bucket_node(stats_tree *st, int root, int b)
+{
+	char name[48];
+	int id;
+
+	if (b == TIMING_NEGATIVE) {
+		/* Its range only orders it first; tick_bucket() counts into it. */
+		id = stats_tree_create_node(st, NODE_BACK, root, STAT_DT_INT, FALSE);
+		set_range(st, id, -1, -1);
+		return;
+	}
+	if (b <= 1)
+		snprintf(name, sizeof(name), "%d", b);
+	else
+		snprintf(name, sizeof(name), "%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, timing_bucket_low(b),
+			 b == BUCKETS_INT - 1 ? (gint64)G_MAXINT : timing_bucket_high(b));
+	id = stats_tree_create_node(st, name, root, STAT_DT_INT, FALSE);
+	set_range(st, id, (int)timing_bucket_low(b), b == BUCKETS_INT - 1 ? G_MAXINT : (int)timing_bucket_high(b));
+}
+
+/* Count \a us into histogram \a h (its root node counted by the caller). */
+static void tick_bucket(stats_tree *st, struct hist_nodes *h, int us)
+{
+	int root = stats_tree_parent_id_by_name(st, h->name), b = timing_bucket(us);
+
+	if (b == TIMING_NEGATIVE) {
+		/* Range floors are compared by subtraction, so no floor can reach
+		 * G_MININT; this bucket is counted as stats_tree_tick_range() would. */
+		if (!h->negative)
+			bucket_node(st, root, TIMING_NEGATIVE);
+		h->negative = true;
+		avg_stat_node_add_value_notick(st, h->name, 0, FALSE, us);
+		avg_stat_node_add_value_int(st, NODE_BACK, root, FALSE, us);
+		return;
+	} else if (h->first > h->last) {
+		bucket_node(st, root, b);
+		h->first = h->last = b;
+	} else {
+		while (b < h->first)
+			bucket_node(st, root, --h->first);
+		while (b > h->last)
+			bucket_node(st, root, ++h->last);
+	}
+	stats_tree_tick_range(st, h->name, 0, us);
+}
+
 static void gtl_stats_init(stats_tree *st)
 {
-	hist_ranges_init();
+	int delta, excess;
+
 	st_node_lines = stats_tree_create_node(st, NODE_LINES, 0, STAT_DT_INT, TRUE);
 	st_node_expected = stats_tree_create_node(st, NODE_EXPECTED, 0, STAT_DT_INT, TRUE);
-	stats_tree_create_range_node_string(st, NODE_EXCESS, 0, HIST_BUCKETS, hist_ranges);
-	st_node_delta = stats_tree_create_range_node_string(st, NODE_DELTA, 0, HIST_BUCKETS, hist_ranges);
-	/* A bucket of its own for negative deltas, which no range takes: after
-	 * the ranges, which take every value >= 0, so stats_tree_tick_range()
-	 * (which expects only ranges) never reaches it; shown above them. */
-	stats_tree_create_node(st, NODE_BACK, st_node_delta, STAT_DT_INT, FALSE);
-	stat_node_set_flags(st, NODE_BACK, st_node_delta, FALSE, ST_FLG_SORT_TOP);
+	delta = stats_tree_create_node(st, NODE_DELTA, 0, STAT_DT_INT, FALSE);
+	excess = stats_tree_create_node(st, NODE_EXCESS, 0, STAT_DT_INT, FALSE);
+	/* The top level in this order in every view, the summaries first. */
+	set_range(st, st_node_lines, 1, 1);
+	set_range(st, st_node_expected, 2, 2);
+	set_range(st, delta, 3, 3);
+	set_range(st, excess, 4, 4);
+	start_at_zero(st, st_node_lines);
+	start_at_zero(st, st_node_expected);
+	hist_excess.first = hist_delta.first = 0;
+	hist_excess.last = hist_delta.last = -1;
+	hist_excess.negative = hist_delta.negative = false;
 }
 
 /* The node of stream s under top, increased by inc (see STREAMS_PER_NODE). */
@@ -79,13 +167,29 @@ static int stream_node(stats_tree *st, int top, const struct gtl_stream *s, int 
 	guint32 first;
 	int parent = top;
 
+	int id;
+
 	if (s->index > STREAMS_PER_NODE) {
 		first = (s->index - 1) / STREAMS_PER_NODE * STREAMS_PER_NODE + 1;
 		snprintf(name, sizeof(name), "Streams %u-%u", first, first + STREAMS_PER_NODE - 1);
 		parent = increase_stat_node(st, name, top, TRUE, inc);
+		set_range(st, parent, (int)first, (int)(first + STREAMS_PER_NODE - 1));
 	}
 	snprintf(name, sizeof(name), "Stream %u %s", s->index, s->name);
-	return increase_stat_node(st, name, parent, TRUE, inc);
+	id = increase_stat_node(st, name, parent, TRUE, inc);
+	if (!node_of(st, id)->rng) {
+		set_range(st, id, (int)s->index, (int)s->index);
+		start_at_zero(st, id);
+	}
+	return id;
+}
+
+/* A value into row \a id's Average / Min / Max, without counting a line. */
+static void add_to_row(stats_tree *st, int id, int value)
+{
+	stat_node *n = node_of(st, id);
+
+	avg_stat_node_add_value_notick(st, n->name, n->parent->id, FALSE, value);
 }
 
 /* A delta into its thread's Average / Min / Max and into the histogram. */
@@ -96,15 +200,7 @@ static void tick_delta(stats_tree *st, int thread, const nstime_t *delta)
 	/* Average, min and max per thread: the max is the longest stall. */
 	avg_stat_node_add_value_int(st, NODE_DELTA, thread, FALSE, us);
 	tick_stat_node(st, NODE_DELTA, 0, TRUE);
-	if (delta->secs >= 0 && delta->nsecs >= 0) {
-		stats_tree_tick_range(st, NODE_DELTA, 0, us);
-		return;
-	}
-	/* What stats_tree_tick_range() does for the histogram's own columns. */
-	avg_stat_node_add_value_notick(st, NODE_DELTA, 0, FALSE, us);
-	avg_stat_node_add_value_int(st, NODE_BACK, st_node_delta, FALSE, us);
-	/* Again, because a reset (the GUI's retap) clears the flags init set. */
-	stat_node_set_flags(st, NODE_BACK, st_node_delta, FALSE, ST_FLG_SORT_TOP);
+	tick_bucket(st, &hist_delta, us);
 }
 
 static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_,
@@ -131,6 +227,8 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	 * received + lost, where the Percent column is the stream's loss rate. */
 	increase_stat_node(st, NODE_EXPECTED, 0, TRUE, 1 + lost);
 	expected = stream_node(st, st_node_expected, fr->stream, 1 + lost);
+	add_to_row(st, expected, (int)fr->lost);
+	add_to_row(st, st_node_expected, (int)fr->lost);
 	tick_stat_node(st, "Received", expected, FALSE);
 	increase_stat_node(st, "Lost", expected, FALSE, lost);
 	if (fr->verdict != WIRE_OK || !(fr->flags & GTL_HAS_LOG))
@@ -147,9 +245,11 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	}
 	tick_stat_node(st, level, thread, FALSE);
 
-	/* The range node's own count is the total; tick_range leaves it at 0. */
+	add_to_row(st, stream, usec_of(&fr->delay_excess));
+	add_to_row(st, st_node_lines, usec_of(&fr->delay_excess));
+	/* The histogram's own count is the total; tick_range leaves it at 0. */
 	tick_stat_node(st, NODE_EXCESS, 0, TRUE);
-	stats_tree_tick_range(st, NODE_EXCESS, 0, usec_of(&fr->delay_excess));
+	tick_bucket(st, &hist_excess, usec_of(&fr->delay_excess));
 	if (fr->flags & GTL_HAS_DELTA)
 		tick_delta(st, thread, &fr->delta);
 	return TAP_PACKET_REDRAW;

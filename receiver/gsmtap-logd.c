@@ -18,6 +18,7 @@
 #include "privs.h"
 #include "readback.h"
 #include "report.h"
+#include "service.h"
 #include "statsfile.h"
 #include "workers.h"
 
@@ -161,6 +162,22 @@ static int exit_status(const struct collector *c)
 	return 0;
 }
 
+/* The main counters for the service manager (`systemctl status`), after \a state
+ * ("READY=1\n"); between those, at most once a second while they change. */
+static void tell_status(const struct collector *c, const char *state, uint64_t *said)
+{
+	struct collector_counts t;
+
+	collector_counts(c, &t);
+	if (!*state && t.received + collector_dropped(&t) == *said)
+		return;
+	*said = t.received + collector_dropped(&t);
+	svc_notify("%sSTATUS=received=%llu written=%llu lost=%llu dropped=%llu streams=%zu", state,
+		   (unsigned long long)t.received, (unsigned long long)t.written,
+		   (unsigned long long)t.streams.lost, (unsigned long long)collector_dropped(&t),
+		   t.streams_held);
+}
+
 /* -a duration counts from the start, whatever the wall clock does meanwhile. */
 static uint64_t monotonic_ms(void)
 {
@@ -214,17 +231,29 @@ static void run(const struct options *opt, struct collector *c, const struct tel
 	time_t next_stats = opt->stats_interval ? time(NULL) + opt->stats_interval : 0;
 	uint64_t stop_at = opt->stop_duration ? monotonic_ms() + opt->stop_duration * 1000ull : 0;
 	bool autostop;
+	time_t status_second = 0;
+	uint64_t status_said = 0;
 
 	if (!loop)
 		log_fatal("cannot start the event loop: %s", strerror(errno));
+	/* Every input is bound and every output open: osmo programs ordered after
+	 * the unit may start now, and their sinks can no longer take the port. */
+	tell_status(c, "READY=1\n", &status_said);
 	for (;;) {
 		unsigned int ev = loop_turn(loop);
 		bool outputs_gone = report_turn(report);
 
+		svc_watchdog();
 		if (ev & LOOP_HUP) {
+			svc_notify_reloading();
 			*names = load_names(opt, c, *names, false);
 			if (collector_reopen(c))
 				log_say("reopening the output files failed; retrying on the next write");
+			tell_status(c, "READY=1\n", &status_said);
+		}
+		if (svc_notifying() && collector_now(c) != status_second) {
+			status_second = collector_now(c);
+			tell_status(c, "", &status_said);
 		}
 		if (tell->worker)
 			worker_turn(tell->worker, c);
@@ -242,6 +271,7 @@ static void run(const struct options *opt, struct collector *c, const struct tel
 		if (ev & (LOOP_TERM | LOOP_ENDED) || outputs_gone || autostop)
 			break;
 	}
+	svc_notify("STOPPING=1");
 	loop_drain(loop);
 	report_turn(report);
 	loop_free(loop);
@@ -309,9 +339,11 @@ int main(int argc, char **argv)
 {
 	static struct options opt;
 	struct privs privs;
+	int passed;
 
 	keep_standard_fds();
-	options_parse(&opt, argc, argv);
+	passed = svc_init();
+	options_parse(&opt, argc, argv, SVC_FDS_START, passed);
 	/* Ours, not the caller's: files 0640 and directories 0750 unless --umask says otherwise. */
 	umask(opt.umask);
 	if (loop_take_signals())

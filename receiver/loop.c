@@ -96,6 +96,19 @@ fail:
 	return NULL;
 }
 
+/* epoll_pwait() lets a pending signal in only when it has to wait, and with an
+ * input always ready (a flood that never lets a socket run empty, a regular
+ * file) it never does: a signal pending then is let in here. */
+static void let_signals_in(void)
+{
+	sigset_t pending, held;
+
+	if (sigpending(&pending) || sigisemptyset(&pending))
+		return;
+	sigprocmask(SIG_SETMASK, &wait_mask, &held);
+	sigprocmask(SIG_SETMASK, &held, NULL);
+}
+
 /* Read one input for up to \a max_batches batches.  \returns datagrams read;
  * *emptied says whether it had no more. */
 static int read_input(struct loop *l, size_t i, int max_batches, bool *emptied)
@@ -161,6 +174,7 @@ unsigned int loop_turn(struct loop *l)
 	int n, total = 0;
 
 	n = epoll_pwait(l->ep, evs, COLLECTOR_INPUTS_MAX, wait_ms(l), &wait_mask);
+	let_signals_in();
 	for (int e = 0; e < n; e++)
 		l->ready[evs[e].data.u32] = true;
 	/* Before the inputs are read, so that a socket's queue is sampled where it is deepest. */

@@ -21,7 +21,7 @@
 struct loop;
 
 /*! Take over SIGTERM, SIGINT, SIGHUP and SIGUSR1 (their handlers only set flags;
- *  they are let in only while the loop waits, so none is missed) and ignore
+ *  they are let in only where a turn begins, so none is missed) and ignore
  *  SIGPIPE.  First thing at start, so that a SIGHUP from logrotate during
  *  start-up is not fatal.  \returns 0 or -errno */
 int loop_take_signals(void);
@@ -40,8 +40,9 @@ unsigned int loop_turn(struct loop *l);
 unsigned int loop_wait(struct pollfd *fds, size_t n, int ms);
 
 /*! Stopping: read what the live inputs already hold, for up to LOOP_DRAIN_NS, then
- *  tell every input no more reads will come, let the outputs write, and let those
- *  that hold records for later (a broker's spool) deliver them, within their bound. */
+ *  tell every input no more reads will come, let the outputs write all they hold
+ *  (collector_finish(): a broker's spool within its bound), so that the summary
+ *  after it is final. */
 void loop_drain(struct loop *l);
 
 void loop_free(struct loop *l);

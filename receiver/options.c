@@ -13,6 +13,7 @@
 #include "log.h"
 #include "number.h"
 #include "options.h"
+#include "shmring.h"
 #include "wire.h"
 
 static const char usage_text[] =
@@ -22,7 +23,8 @@ static const char usage_text[] =
 "\n"
 "Input (one kind):\n"
 "  -l, --listen ADDR[:PORT]  receive on a UDP socket (repeatable; default [::]:4729,\n"
-"                            which takes IPv4 and IPv6)\n"
+"                            which takes IPv4 and IPv6; sockets passed by systemd,\n"
+"                            gsmtap-logd.socket, are the input in its place)\n"
 "  -i, --interface IFACE     capture GSMTAP crossing IFACE with libpcap instead\n"
 "  -r, --read FILE           convert a pcap/pcapng file (- for standard input), then exit\n"
 "      --from-nats URL[,URL...]  take the datagrams from a NATS JetStream stream\n"
@@ -32,6 +34,9 @@ static const char usage_text[] =
 "      --stream NAME         the stream (default " NATSCONN_STREAM ")\n"
 "      --durable NAME        the durable consumer, created when missing\n"
 "      --nats-ack-wait S     redelivery after S seconds unacknowledged (default 30)\n"
+"      --shm[=SOCKET]        take the lines of local programs in deferred mode from\n"
+"                            their shared-memory rings, offered on SOCKET (default\n"
+"                            " SHMRING_SOCKET ")\n"
 "  -f, --filter BPF          capture filter for -i and -r (default \"udp port 4729\")\n"
 "  -B, --buffer-size MIB     kernel receive buffer per socket (default 128), or\n"
 "                            libpcap's capture ring for -i (default 32)\n"
@@ -102,12 +107,13 @@ enum { OPT_TEXT = 256, OPT_STDOUT, OPT_COUNT_ONLY, OPT_STATS_INTERVAL, OPT_MAX_S
        OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT,
        OPT_WORKERS, OPT_NATS, OPT_NATS_SUBJECT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_ID,
        OPT_NATS_SPOOL, OPT_NATS_CREDS, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY, OPT_FROM_NATS, OPT_DURABLE,
-       OPT_NATS_ACK_WAIT };
+       OPT_NATS_ACK_WAIT, OPT_SHM };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
 	{ "interface", required_argument, NULL, 'i' },
 	{ "read", required_argument, NULL, 'r' },
+	{ "shm", optional_argument, NULL, OPT_SHM },
 	{ "filter", required_argument, NULL, 'f' },
 	{ "buffer-size", required_argument, NULL, 'B' },
 	{ "pcapng", required_argument, NULL, 'w' },
@@ -243,11 +249,12 @@ static mode_t umask_option(const char *arg)
 static void add_input(struct options *o, const char *kind, const char *arg)
 {
 	if (o->n_inputs && strcmp(o->inputs[0].kind, kind))
-		log_usage("-l, -i, -r and --from-nats are alternatives: give one kind of input");
+		log_usage("-l, -i, -r, --shm and --from-nats are alternatives: give one kind of input");
 	if (o->n_inputs == COLLECTOR_INPUTS_MAX)
 		log_usage("at most %d inputs", COLLECTOR_INPUTS_MAX);
 	if (strcmp(kind, "socket") && o->n_inputs)
-		log_usage("one %s at a time", !strcmp(kind, "capture") ? "-i" : !strcmp(kind, "file") ? "-r" : "--from-nats");
+		log_usage("one %s at a time", !strcmp(kind, "capture") ? "-i" : !strcmp(kind, "file") ? "-r" :
+					      !strcmp(kind, "shm") ? "--shm" : "--from-nats");
 	o->inputs[o->n_inputs++] = (struct input_request){ kind, arg };
 }
 
@@ -336,11 +343,29 @@ static void check_nats(struct options *o, bool from_nats, bool to_nats, bool nat
 		log_usage("--nats-subject %s: a subject prefix has no spaces, '*' or '>'", o->nats.prefix);
 }
 
+/* Sockets the service manager bound (gsmtap-logd.socket) are the input: with
+ * -l, -i or -r as well, one of the two configurations is a mistake.  Their
+ * buffer is the socket unit's unless -B says otherwise. */
+static void passed_sockets(struct options *o, int first, int passed)
+{
+	if (passed && o->n_inputs)
+		log_usage("started with %d socket%s from the service manager (gsmtap-logd.socket): "
+			  "give no -l, -i or -r, or stop and disable the socket unit",
+			  passed, passed == 1 ? "" : "s");
+	for (int i = 0; i < passed; i++) {
+		if (i == COLLECTOR_INPUTS_MAX)
+			log_usage("%d sockets from the service manager: at most %d inputs",
+				  passed, COLLECTOR_INPUTS_MAX);
+		snprintf(o->passed[i], sizeof(o->passed[i]), "%d", first + i);
+		add_input(o, "passed", o->passed[i]);
+	}
+}
+
 /* \a chosen: -w, --text or --count-only was given; --stdout alone adds to the defaults. */
-static void check_and_default(struct options *o, bool chosen)
+static void check_and_default(struct options *o, bool chosen, int first, int passed)
 {
 	if (o->input.filter && (!o->n_inputs || !strcmp(o->inputs[0].kind, "socket") ||
-				!strcmp(o->inputs[0].kind, "nats")))
+				!strcmp(o->inputs[0].kind, "shm") || !strcmp(o->inputs[0].kind, "nats")))
 		log_usage("-f applies to -i and -r only");
 	if (o->group && !o->user)
 		log_usage("-g needs -u: the daemon drops root to a user, not to a group alone");
@@ -356,12 +381,13 @@ static void check_and_default(struct options *o, bool chosen)
 		log_usage("--stats-file needs a file name (it is replaced by renaming, so not standard output)");
 	if (o->stats_file && !o->stats_interval)
 		o->stats_interval = OPTIONS_STATS_FILE_INTERVAL;
+	passed_sockets(o, first, passed);
 	if (!o->n_inputs)
 		add_input(o, "socket", "[::]:4729");
 	if (!o->input.filter)
 		o->input.filter = DECODE_FILTER_DEFAULT;
 	o->input.nats = &o->nats;
-	if (!o->input.buffer)
+	if (!o->input.buffer && !passed)
 		o->input.buffer = (!strcmp(o->inputs[0].kind, "capture") ? OPTIONS_CAPTURE_BUFFER_MIB :
 				   OPTIONS_SOCKET_BUFFER_MIB) << 20;
 	if (!chosen) {
@@ -375,6 +401,21 @@ static void check_and_default(struct options *o, bool chosen)
 	order_outputs(o);
 	if (o->workers)
 		check_workers(o);
+}
+
+/* After getopt_long, argv[optind - 1] is the word that held the option. */
+static _Noreturn void missing_argument(const char *word)
+{
+	if (optopt && word[0] == '-' && word[1] != '-')
+		log_usage("option -%c needs an argument", optopt);
+	log_usage("option %s needs an argument", word);
+}
+
+static _Noreturn void unknown_option(const char *word)
+{
+	if (optopt && word[0] == '-' && word[1] != '-')
+		log_usage("unknown option -%c", optopt);
+	log_usage("unknown option %s", word);
 }
 
 /* The options that only say how --nats and --from-nats work. */
@@ -394,11 +435,11 @@ static void nats_option(struct options *o, int c, const char *arg)
 	case OPT_NATS_KEY: n->tls_key = arg; break;
 	case OPT_DURABLE: n->durable = arg; break;
 	case OPT_NATS_ACK_WAIT: n->ack_wait = number(arg, 1, 3600, "--nats-ack-wait"); break;
-	default: log_usage("unknown option or missing argument");
+	default: log_usage("option code %d is not handled", c);	/* a new option without its case */
 	}
 }
 
-void options_parse(struct options *o, int argc, char **argv)
+void options_parse(struct options *o, int argc, char **argv, int first, int passed)
 {
 	bool chosen = false, from_nats = false, to_nats = false, nats_options = false;
 	int c;
@@ -406,11 +447,14 @@ void options_parse(struct options *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->max_streams = 4096;
 	o->umask = 027;
-	while ((c = getopt_long(argc, argv, "l:i:r:f:B:w:b:a:c:qu:g:hV", long_options, NULL)) != -1) {
+	/* getopt's own message would make two lines of one refusal: ours says it once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":l:i:r:f:B:w:b:a:c:qu:g:hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'l': listen_option(o, optarg); break;
 		case 'i': add_input(o, "capture", optarg); break;
 		case 'r': add_input(o, "file", optarg); break;
+		case OPT_SHM: add_input(o, "shm", optarg ? optarg : SHMRING_SOCKET); break;
 		case 'f': o->input.filter = optarg; break;
 		case 'B': o->input.buffer = (int)number(optarg, 1, 1024, "-B (MiB)") << 20; break;
 		case 'w': add_output(o, "pcapng", optarg, false); chosen = true; break;
@@ -460,7 +504,8 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("gsmtap-logd %s\n", GSMTAPLOG_VERSION); exit(0);
-		case '?': log_usage("unknown option or missing argument");
+		case '?': unknown_option(argv[optind - 1]);
+		case ':': missing_argument(argv[optind - 1]);
 		default:
 			nats_options = true;
 			nats_option(o, c, optarg);
@@ -470,5 +515,5 @@ void options_parse(struct options *o, int argc, char **argv)
 	if (optind < argc)
 		log_usage("unexpected argument '%s'", argv[optind]);
 	check_nats(o, from_nats, to_nats, nats_options);
-	check_and_default(o, chosen);
+	check_and_default(o, chosen, first, passed);
 }

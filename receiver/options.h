@@ -35,8 +35,9 @@ struct input_request {
 };
 
 struct options {
-	struct input_request inputs[COLLECTOR_INPUTS_MAX];	/*!< -l, -i or -r */
+	struct input_request inputs[COLLECTOR_INPUTS_MAX];	/*!< -l, -i or -r; or passed sockets */
 	size_t n_inputs;
+	char passed[COLLECTOR_INPUTS_MAX][12];	/*!< the passed sockets' descriptors, as arguments */
 	struct input_config input;		/*!< -B, -f */
 	struct output_request outputs[COLLECTOR_OUTPUTS_MAX];	/*!< -w, --text, --stdout, --count-only */
 	size_t n_outputs;
@@ -59,5 +60,7 @@ struct options {
 };
 
 /*! Fill \a o from the command line.  --help and --version print and exit 0; a bad
- *  option says why and exits EXIT_USAGE.  Defaults are applied here. */
-void options_parse(struct options *o, int argc, char **argv);
+ *  option says why and exits EXIT_USAGE.  Defaults are applied here.  The
+ *  \a passed sockets from the service manager, descriptors \a first onwards,
+ *  are the input in place of -l, -i and -r. */
+void options_parse(struct options *o, int argc, char **argv, int first, int passed);

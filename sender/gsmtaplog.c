@@ -1,4 +1,4 @@
-/* gsmtaplog.c: the sender library's core: encode, number and count each line, then hand it to a transport. */
+/* gsmtaplog.c: the sender library's core: stamp and count each line, then hand it to its transport (UDP or a drainer's ring). */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
@@ -14,16 +14,16 @@
 
 #include <gsmtaplog/gsmtaplog.h>
 
+#include "shmring.h"
 #include "transport.h"
 #include "wire.h"
 
 _Static_assert(GSMTAPLOG_TEXT_MAX == WIRE_TEXT_MAX, "public text limit is the wire's");
 
 struct gsmtaplog {
-	struct transport *t;		/*!< where encoded lines go; owned */
+	struct transport *t;		/*!< numbers lines and moves them on; owned */
 	char ident[WIRE_IDENT_LEN];	/*!< process name, already cut to fit */
 	size_t ident_len;
-	atomic_uint_least64_t lines;	/*!< lines taken so far: sent + dropped */
 	atomic_uint_least64_t dropped;
 	atomic_uint_least64_t truncated;
 	atomic_int last_error;
@@ -66,26 +66,20 @@ static void count(atomic_uint_least64_t *counter)
 	atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
 }
 
-/* The one atomic operation of a line that goes out: it numbers the line, and
- * counts it, since sent = lines - dropped.  Numbers run 1..0xffffffff and wrap
- * to 1, because 0 is "no sequence" on the wire. */
-static uint32_t take_seq(struct gsmtaplog *s)
-{
-	uint64_t n = atomic_fetch_add_explicit(&s->lines, 1, memory_order_relaxed);
-
-	return (uint32_t)(n % UINT32_MAX) + 1;
-}
-
 static struct wire_str cstr(const char *s)
 {
 	return s ? (struct wire_str){ s, strlen(s) } : (struct wire_str){ "", 0 };
 }
 
-static const char *basename_of(const char *path)
+/* The basename of a path: one scan for its end, one back to its last '/'. */
+static struct wire_str basename_of(const char *path)
 {
-	const char *slash = path ? strrchr(path, '/') : NULL;
+	size_t len = path ? strlen(path) : 0;
+	const char *slash = len ? memrchr(path, '/', len) : NULL;
 
-	return slash ? slash + 1 : path;
+	if (!slash)
+		return path ? (struct wire_str){ path, len } : (struct wire_str){ "", 0 };
+	return (struct wire_str){ slash + 1, len - (size_t)(slash + 1 - path) };
 }
 
 /* A line the transport could not take is dropped: counted, with its errno. */
@@ -96,10 +90,10 @@ static int drop(struct gsmtaplog *s, int err)
 	return -err;
 }
 
+/* Everything but the number, which the transport gives as it takes the line. */
 static int send_line(struct gsmtaplog *s, int level, const char *subsys, const char *file,
 		     unsigned int line, const char *text, size_t len, bool truncated)
 {
-	uint8_t prefix[WIRE_PREFIX_LEN];
 	struct timespec now;
 	struct wire_log log;
 	int rc;
@@ -108,7 +102,6 @@ static int send_line(struct gsmtaplog *s, int level, const char *subsys, const c
 		count(&s->truncated);
 	clock_gettime(CLOCK_REALTIME, &now);
 	log = (struct wire_log){
-		.seq = take_seq(s),
 		.sec = (uint32_t)now.tv_sec,
 		.usec = (uint32_t)(now.tv_nsec / 1000),
 		.pid = sender_pid(s),
@@ -116,10 +109,10 @@ static int send_line(struct gsmtaplog *s, int level, const char *subsys, const c
 		.level = (uint8_t)level,
 		.ident = { s->ident, s->ident_len },
 		.subsys = cstr(subsys),
-		.file = cstr(basename_of(file)),
+		.file = basename_of(file),
+		.text = { text, len },
 	};
-	wire_encode_prefix(prefix, &log);
-	rc = s->t->ops->send(s->t, prefix, sizeof(prefix), text, len);
+	rc = s->t->ops->send(s->t, &log);
 	return rc ? drop(s, -rc) : 0;
 }
 
@@ -130,21 +123,30 @@ static void mark_cut(char text[WIRE_TEXT_MAX])
 	text[WIRE_TEXT_MAX - 1] = '\0';
 }
 
+/* A line over the limit is copied, cut, into a stack buffer of its own: out
+ * of line, so that the common path's frame does not carry those 4 kB. */
+static int __attribute__((noinline)) send_cut(struct gsmtaplog *s, int level, const char *subsys,
+					      const char *file, unsigned int line, const char *text)
+{
+	char cut[WIRE_TEXT_MAX];
+
+	memcpy(cut, text, WIRE_TEXT_MAX);
+	mark_cut(cut);
+	return send_line(s, level, subsys, file, line, cut, WIRE_TEXT_MAX, true);
+}
+
 int gsmtaplog_send(struct gsmtaplog *s, int level, const char *subsys,
 		   const char *file, unsigned int line, const char *text, size_t len)
 {
-	int saved_errno = errno;	/* a signal handler must not clobber it */
-	char cut[WIRE_TEXT_MAX];	/* only a line over the limit is copied */
+	int *err = &errno;		/* looked up once: it is a call */
+	int saved_errno = *err;		/* a signal handler must not clobber it */
 	int rc;
 
-	if (text && len > WIRE_TEXT_MAX) {
-		memcpy(cut, text, WIRE_TEXT_MAX);
-		mark_cut(cut);
-		rc = send_line(s, level, subsys, file, line, cut, WIRE_TEXT_MAX, true);
-	} else {
+	if (text && len > WIRE_TEXT_MAX)
+		rc = send_cut(s, level, subsys, file, line, text);
+	else
 		rc = send_line(s, level, subsys, file, line, text ? text : "", text ? len : 0, false);
-	}
-	errno = saved_errno;
+	*err = saved_errno;
 	return rc;
 }
 
@@ -160,7 +162,7 @@ int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 	n = vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (n < 0) {
-		take_seq(s);	/* the number is skipped: a collector sees the line as lost */
+		s->t->ops->skip(s->t);	/* the number is skipped: a collector sees the line as lost */
 		rc = drop(s, EINVAL);
 	} else if (n > WIRE_TEXT_MAX) {
 		mark_cut(text);
@@ -172,11 +174,75 @@ int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 	return rc;
 }
 
-struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char *ident)
+/* The drainer's socket: the caller's, the environment's (not for set-user-ID
+ * programs, whose lines must not go to a socket the invoking user chose), or
+ * the well-known one. */
+static const char *drainer_path(const char *asked)
 {
-	struct transport *t = transport_udp_open(host, port ? port : GSMTAPLOG_PORT);
-	struct gsmtaplog *s;
+	const char *env = secure_getenv("GSMTAPLOG_DRAINER");
 
+	return asked ? asked : env && *env ? env : GSMTAPLOG_DRAINER_SOCKET;
+}
+
+/* Deferred mode, or direct mode when no drainer answers and the caller said so. */
+static struct transport *open_deferred(const struct gsmtaplog_opts *o, const char *ident, size_t ident_len)
+{
+	struct transport *t;
+	bool attached;
+
+	if ((o->flags & GSMTAPLOG_FALLBACK_DIRECT) && (!o->host || !*o->host)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = transport_shm_open(drainer_path(o->drainer), o->ring_size ? o->ring_size : SHMRING_DATA_DEFAULT,
+			       ident, ident_len, &attached);
+	if (t && !attached && (o->flags & GSMTAPLOG_FALLBACK_DIRECT)) {
+		t->ops->close(t);
+		t = transport_udp_open(o->host, o->port ? o->port : GSMTAPLOG_PORT);
+	}
+	return t;
+}
+
+/* The caller's options, as this version knows them: a shorter struct (an
+ * older caller) leaves the rest zero, a longer one (a newer caller) must not
+ * ask for anything this version cannot do. */
+static int take_opts(struct gsmtaplog_opts *o, const struct gsmtaplog_opts *opts, size_t size)
+{
+	*o = (struct gsmtaplog_opts){ 0 };
+	if (!opts)
+		return -EINVAL;
+	memcpy(o, opts, size < sizeof(*o) ? size : sizeof(*o));
+	for (size_t i = sizeof(*o); i < size; i++)
+		if (((const uint8_t *)opts)[i])
+			return -E2BIG;
+	return 0;
+}
+
+struct gsmtaplog *gsmtaplog_open_opts(const struct gsmtaplog_opts *opts, size_t opts_size)
+{
+	struct gsmtaplog_opts o;
+	struct transport *t = NULL;
+	struct gsmtaplog *s;
+	const char *ident;
+	size_t ident_len;
+	int rc = take_opts(&o, opts, opts_size);
+
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	if (o.flags & ~GSMTAPLOG_FALLBACK_DIRECT) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ident = o.ident ? o.ident : program_invocation_short_name;
+	ident_len = strnlen(ident, WIRE_IDENT_LEN - 1);
+	if (o.mode == GSMTAPLOG_DIRECT)
+		t = transport_udp_open(o.host, o.port ? o.port : GSMTAPLOG_PORT);
+	else if (o.mode == GSMTAPLOG_DEFERRED)
+		t = open_deferred(&o, ident, ident_len);
+	else
+		errno = EINVAL;
 	if (!t)
 		return NULL;
 	s = calloc(1, sizeof(*s));
@@ -186,27 +252,50 @@ struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char 
 		return NULL;
 	}
 	s->t = t;
-	if (!ident)
-		ident = program_invocation_short_name;
-	s->ident_len = strnlen(ident, WIRE_IDENT_LEN - 1);
-	memcpy(s->ident, ident, s->ident_len);
+	s->ident_len = ident_len;
+	memcpy(s->ident, ident, ident_len);
 	pthread_once(&atfork_once, register_atfork_cb);
 	return s;
 }
 
-void gsmtaplog_stats(const struct gsmtaplog *s, struct gsmtaplog_stats *out)
+struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char *ident)
+{
+	const struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DIRECT, .host = host, .port = port, .ident = ident };
+
+	return GSMTAPLOG_OPEN_OPTS(&o);
+}
+
+/* gsmtaplog_stats() is versioned: programs built against 0.1 pass the
+ * smaller struct below and keep getting it (libgsmtaplog.map). */
+__attribute__((symver("gsmtaplog_stats@@GSMTAPLOG_0.2")))
+void gsmtaplog_stats_0_2(const struct gsmtaplog *s, struct gsmtaplog_stats *out)
 {
 	/* A line enters lines before dropped, so reading dropped first keeps sent >= 0;
 	 * a line still in flight counts as sent until its send fails. */
 	uint64_t dropped = atomic_load_explicit(&s->dropped, memory_order_relaxed);
 
 	*out = (struct gsmtaplog_stats){
-		.sent = atomic_load_explicit(&s->lines, memory_order_relaxed) - dropped,
+		.sent = s->t->ops->lines(s->t) - dropped,
 		.dropped = dropped,
 		.truncated = atomic_load_explicit(&s->truncated, memory_order_relaxed),
 		.last_error = atomic_load_explicit(&s->last_error, memory_order_relaxed),
 	};
 	s->t->ops->stats(s->t, out);
+}
+
+/*! The 0.1 layout of struct gsmtaplog_stats. */
+struct gsmtaplog_stats_0_1 {
+	uint64_t sent, dropped, truncated, refused;
+	int last_error;
+};
+
+__attribute__((symver("gsmtaplog_stats@GSMTAPLOG_0.1")))
+void gsmtaplog_stats_0_1(const struct gsmtaplog *s, struct gsmtaplog_stats_0_1 *out)
+{
+	struct gsmtaplog_stats st;
+
+	gsmtaplog_stats_0_2(s, &st);
+	*out = (struct gsmtaplog_stats_0_1){ st.sent, st.dropped, st.truncated, st.refused, st.last_error };
 }
 
 void gsmtaplog_collect_errors(struct gsmtaplog *s)
@@ -233,4 +322,9 @@ void gsmtaplog_close(struct gsmtaplog *s)
 		return;
 	s->t->ops->close(s->t);
 	free(s);
+}
+
+const char *gsmtaplog_version(void)
+{
+	return GSMTAPLOG_VERSION_STRING;
 }

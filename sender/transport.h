@@ -1,43 +1,50 @@
-/* transport.h: how an encoded line leaves the process: the interface each sender transport implements. */
+/* transport.h: how a stamped line is numbered and leaves the process: the interface each sender transport implements. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <gsmtaplog/gsmtaplog.h>
 
+#include "wire.h"
+
 /*
- * gsmtaplog.c numbers, stamps and encodes a line; a transport only moves the
- * encoded prefix and the text towards the collector.  Each transport is one
- * file with a constructor that returns its state with a struct transport as
- * its first member, as libosmocore's log targets do.  The core counts lines,
- * drops and the last error from what send() returns; a transport counts only
- * what is its own (UDP: refusals) and adds it in stats().  The core never
- * asks which transport it has.
+ * gsmtaplog.c stamps a line (time, thread id, names); a transport numbers it
+ * and moves it towards the collector.  Numbering belongs to the transport
+ * because a ring takes the number and the room for the line in one atomic
+ * operation.  Each transport is one file with a constructor that returns its
+ * state with a struct transport as its first member, as libosmocore's log
+ * targets do.  The core counts drops and the last error from what send()
+ * returns; a transport counts only what is its own (lines, UDP refusals, a
+ * drainer's presence) and adds it in stats().  The core never asks which
+ * transport it has.
  */
 
 struct transport;
 
 struct transport_ops {
-	/*! Hand one line on: the core's only call per line.  Any thread and any
-	 *  signal handler may call it at the same time as others, so it must be
-	 *  async-signal-safe and thread-safe, must not block and must not
-	 *  allocate.  It may change errno: the core restores the caller's.
-	 *  \param[in] prefix      the encoded gsmtap_hdr + log header, on the caller's stack
-	 *  \param[in] prefix_len  WIRE_PREFIX_LEN
-	 *  \param[in] text        the text, not NUL terminated
-	 *  \param[in] len         bytes of text, at most WIRE_TEXT_MAX
+	/*! Number one line and hand it on: the core's only call per line.  Any
+	 *  thread and any signal handler may call it at the same time as others,
+	 *  so it must be async-signal-safe and thread-safe, must not block and
+	 *  must not allocate.  It may change errno: the core restores the caller's.
+	 *  \param[in,out] line  every field but seq, which the transport sets to
+	 *                       seq_number() of its next line, sent or dropped;
+	 *                       line->text holds at most WIRE_TEXT_MAX bytes
 	 *  \returns 0 when the line is on its way (the kernel took the datagram,
 	 *           or the line is published in a ring), -errno when it is dropped */
-	int (*send)(struct transport *t, const uint8_t *prefix, size_t prefix_len,
-		    const char *text, size_t len);
+	int (*send)(struct transport *t, struct wire_log *line);
+	/*! Number a line that will not be sent (the core could not format it), so
+	 *  that a collector sees its number missing.  Same rules as send(). */
+	void (*skip)(struct transport *t);
+	/*! Lines numbered so far, sent or not.  Thread-safe. */
+	uint64_t (*lines)(const struct transport *t);
 	/*! Take in failures reported after the last send (UDP: a pending ICMP
 	 *  "port unreachable").  Thread-safe; may make a system call.  May change errno. */
 	void (*collect_errors)(struct transport *t);
-	/*! Add the transport's own counts to \a st, which the core has filled.
-	 *  UDP adds refused; a transport that learns later that lines it took
-	 *  were lost moves them from sent to dropped.  Thread-safe. */
+	/*! Add the transport's own figures to \a st, which the core has filled:
+	 *  mode, and UDP's refused or a ring's drainer and attaches.  Thread-safe. */
 	void (*stats)(const struct transport *t, struct gsmtaplog_stats *st);
 	/*! The descriptor a caller may poll or set options on, or -1 if none. */
 	int (*fd)(const struct transport *t);
@@ -57,3 +64,16 @@ struct transport {
  *           port, ENOENT or EAGAIN for a name that does not resolve, or the
  *           socket's error).  Free with t->ops->close(t). */
 struct transport *transport_udp_open(const char *host, const char *port);
+
+/*! The shared-memory transport: a ring in a memfd, offered to the drainer
+ *  listening on \a drainer, and offered again by a background thread whenever
+ *  no drainer holds it.
+ *  \param[in] drainer     the drainer's Unix socket
+ *  \param[in] ring_size   data bytes (see SHMRING_DATA_MIN, _MAX)
+ *  \param[in] ident       process name for the ring's header
+ *  \param[out] attached   whether a drainer took the ring at once
+ *  \returns the transport, or NULL with errno set (EINVAL for a bad size, or
+ *           the error of memfd_create, mmap or pthread_create); no drainer is
+ *           not an error.  Free with t->ops->close(t). */
+struct transport *transport_shm_open(const char *drainer, size_t ring_size, const char *ident,
+				     size_t ident_len, bool *attached);

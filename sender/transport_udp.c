@@ -1,4 +1,4 @@
-/* transport_udp.c: the sender's UDP transport: a connected non-blocking socket, one sendmsg() per line. */
+/* transport_udp.c: the sender's UDP transport: numbered and encoded on the stack, a connected non-blocking socket, one sendmsg() per line. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
@@ -9,12 +9,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "seq.h"
 #include "transport.h"
 #include "udp_port.h"
 
 struct udp {
 	struct transport t;		/*!< first: the core holds a pointer to it */
 	int fd;				/*!< connected, non-blocking UDP socket */
+	atomic_uint_least64_t lines;	/*!< lines numbered so far: sent + dropped */
 	atomic_uint_least64_t refused;
 	atomic_bool previous_failed;	/*!< the last send failed: an ICMP report is about a drop */
 };
@@ -25,18 +27,29 @@ static struct udp *udp_of(const struct transport *t)
 	return (struct udp *)t;
 }
 
+/* The one atomic operation of a line: it numbers the line, and counts it,
+ * since sent = lines - dropped. */
+static uint32_t take_seq(struct udp *u)
+{
+	return seq_number(atomic_fetch_add_explicit(&u->lines, 1, memory_order_relaxed));
+}
+
 /* A connected UDP socket reports an ICMP "port unreachable" for an *earlier*
  * datagram as ECONNREFUSED on the next send, which then did not go out.  That
  * earlier datagram is counted as refused, unless it never left (a local
  * firewall's reject both fails the send and sends the ICMP): the core counted
  * it as dropped then.  Either way this line gets its one retry. */
-static int udp_send(struct transport *t, const uint8_t *prefix, size_t prefix_len,
-		    const char *text, size_t len)
+static int udp_send(struct transport *t, struct wire_log *line)
 {
 	struct udp *u = udp_of(t);
-	struct iovec iov[2] = { { (void *)prefix, prefix_len }, { (void *)text, len } };
+	uint8_t prefix[WIRE_PREFIX_LEN];
+	struct iovec iov[2] = { { prefix, sizeof(prefix) }, { (void *)line->text.ptr, line->text.len } };
 	const struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
-	ssize_t rc = sendmsg(u->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	ssize_t rc;
+
+	line->seq = take_seq(u);
+	wire_encode_prefix(prefix, line);
+	rc = sendmsg(u->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
 
 	if (rc < 0 && errno == ECONNREFUSED) {
 		if (!atomic_load_explicit(&u->previous_failed, memory_order_relaxed))
@@ -45,6 +58,16 @@ static int udp_send(struct transport *t, const uint8_t *prefix, size_t prefix_le
 	}
 	atomic_store_explicit(&u->previous_failed, rc < 0, memory_order_relaxed);
 	return rc < 0 ? -errno : 0;
+}
+
+static void udp_skip(struct transport *t)
+{
+	take_seq(udp_of(t));
+}
+
+static uint64_t udp_lines(const struct transport *t)
+{
+	return atomic_load_explicit(&udp_of(t)->lines, memory_order_relaxed);
 }
 
 static void udp_collect_errors(struct transport *t)
@@ -61,6 +84,7 @@ static void udp_collect_errors(struct transport *t)
 
 static void udp_stats(const struct transport *t, struct gsmtaplog_stats *st)
 {
+	st->mode = GSMTAPLOG_DIRECT;
 	st->refused = atomic_load_explicit(&udp_of(t)->refused, memory_order_relaxed);
 }
 
@@ -79,6 +103,8 @@ static void udp_close(struct transport *t)
 
 static const struct transport_ops udp_ops = {
 	.send = udp_send,
+	.skip = udp_skip,
+	.lines = udp_lines,
 	.collect_errors = udp_collect_errors,
 	.stats = udp_stats,
 	.fd = udp_fd,

@@ -21,6 +21,13 @@
  * a gap, so the counts stay exact.
  */
 
+/*! The sequence number of a sender's line \a n (0, 1, 2, ...): 1, 2, ...,
+ *  0xffffffff, then 1 again, since 0 on the wire means "no sequence". */
+static inline uint32_t seq_number(uint64_t n)
+{
+	return (uint32_t)(n % UINT32_MAX) + 1;
+}
+
 /* Positions head - SEQ_REORDER_WINDOW .. head, rounded up to a power of two. */
 #define SEQ_WORDS	(2 * SEQ_REORDER_WINDOW / 64)
 /* Gaps remembered beyond the window, the newest: what a redelivery may still fill.

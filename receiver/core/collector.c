@@ -161,7 +161,7 @@ void collector_finish(struct collector *c)
 {
 	for (size_t i = 0; i < c->n_outputs; i++)
 		if (c->outputs[i]->ops->finish)
-			c->outputs[i]->ops->finish(c->outputs[i]);
+			c->outputs[i]->ops->finish(c->outputs[i], c->now);
 }
 
 int collector_reopen(struct collector *c)

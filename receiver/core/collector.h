@@ -85,7 +85,8 @@ void collector_flush(struct collector *c);
 /*! After the flush: the inputs that acknowledge to their source do it (input.h, committed). */
 void collector_committed(struct collector *c);
 
-/*! Stopping, after the last flush: the outputs deliver what they hold for later (output.h, finish). */
+/*! Stopping, after the last flush: every output writes what it holds back, so that
+ *  the counts are final for the summary. */
 void collector_finish(struct collector *c);
 
 /*! SIGHUP: every output finishes its file and opens it again.  \returns 0, or the first -errno */

@@ -2,10 +2,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
+#include <net/if.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "decode.h"
 #include "input.h"
@@ -14,6 +16,8 @@
 #define CAPTURE_BATCH	256
 /* Room for the user's filter and the fragment clause added to it. */
 #define KERNEL_FILTER_MAX	4096
+/* How often the interface's name is looked up, to notice it was deleted. */
+#define VANISH_CHECK_NS		200000000ll
 
 struct in_capture {
 	struct input in;
@@ -24,6 +28,9 @@ struct in_capture {
 	struct decode *decode;
 	uint64_t kernel_drops;
 	uint64_t delivered;
+	unsigned int ifindex;		/*!< the interface's at the start; 0 for "any" */
+	long long next_check_ns;	/*!< CLOCK_MONOTONIC_COARSE of the next lookup */
+	bool vanished;			/*!< its name no longer names it: end once the ring is read */
 	bool gone;			/*!< the interface went away: the input has ended */
 	char error[PCAP_ERRBUF_SIZE + 64];
 	rx_deliver_cb cb;		/*!< valid during capture_read() */
@@ -54,13 +61,37 @@ static int capture_read(struct input *in, rx_deliver_cb cb, void *ctx)
 	c->batch = 0;
 	rc = pcap_dispatch(c->pcap, CAPTURE_BATCH, frame_cb, (u_char *)c);
 	c->delivered += c->batch;
-	if (rc == PCAP_ERROR) {
-		snprintf(c->error, sizeof(c->error), "capture on %s stopped: %s", in->name, pcap_geterr(c->pcap));
+	if (rc == PCAP_ERROR || (c->vanished && c->batch == 0)) {
+		snprintf(c->error, sizeof(c->error), "capture on %s stopped: %s", in->name,
+			 rc == PCAP_ERROR ? pcap_geterr(c->pcap) : "the interface disappeared");
 		c->gone = true;
 		decode_finish(c->decode);
 		return c->batch ? c->batch : INPUT_END;
 	}
 	return c->batch;
+}
+
+/* The kernel reports a deleted interface to a packet socket once, as it goes
+ * down, and libpcap takes that report for "down, may come back" when the
+ * interface is not yet unregistered at that moment: no error follows, and the
+ * descriptor never wakes again.  So the name is looked up on every turn; once
+ * it is gone the input turns always-ready (fd -1), and the loop reads what the
+ * ring still holds, then the end. */
+static void notice_vanished(struct in_capture *c)
+{
+	struct timespec now;
+
+	if (c->ifindex == 0 || c->vanished)
+		return;
+	/* a lookup costs a socket; one per VANISH_CHECK_NS is plenty */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (now.tv_sec * 1000000000ll + now.tv_nsec < c->next_check_ns)
+		return;
+	c->next_check_ns = now.tv_sec * 1000000000ll + now.tv_nsec + VANISH_CHECK_NS;
+	if (if_nametoindex(c->in.name) == c->ifindex)
+		return;
+	c->vanished = true;
+	c->in.fd = -1;
 }
 
 static void capture_refresh(struct input *in)
@@ -70,6 +101,7 @@ static void capture_refresh(struct input *in)
 
 	if (!c->gone && pcap_stats(c->pcap, &ps) == 0)
 		c->kernel_drops = (uint64_t)ps.ps_drop + ps.ps_ifdrop;
+	notice_vanished(c);
 }
 
 static void capture_stats(const struct input *in, struct input_stats *out)
@@ -203,6 +235,7 @@ struct input *in_capture_open(const char *iface, const struct input_config *cfg,
 	if (set_filter(c, cfg->filter, err))
 		goto fail;
 	c->dlt = pcap_datalink(c->pcap);
+	c->ifindex = if_nametoindex(iface);
 	c->in.fd = pcap_get_selectable_fd(c->pcap);
 	return &c->in;
 fail:

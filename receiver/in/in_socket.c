@@ -1,15 +1,18 @@
-/* in_socket.c: the UDP socket input (-l): bound without stealing, read in recvmmsg batches with kernel timestamps and drop counts. */
+/* in_socket.c: the UDP socket input (-l, or passed by the service manager): bound without stealing, read in recvmmsg batches with kernel timestamps and drop counts. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/sock_diag.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "addr.h"
 #include "input.h"
+#include "number.h"
 #include "wire.h"
 
 /* Datagrams taken per recvmmsg() call. */
@@ -27,6 +30,8 @@
 struct in_socket {
 	struct input in;
 	int rcvbuf;				/*!< what the kernel granted */
+	bool passed;				/*!< the service manager bound it */
+	char sharer[ADDR_TEXT_MAX];		/*!< another socket on the port when passed, or "" */
 	int last_error;
 	struct sockaddr_storage local;		/*!< bound address; the port fills in pktinfo dsts */
 	uint64_t delivered;
@@ -46,7 +51,8 @@ static int set_int(int fd, int level, int name, int value)
 }
 
 /* Ask for the buffer as root first (FORCE ignores rmem_max); the kernel
- * doubles what it is given and reports the doubled size. */
+ * doubles what it is given and reports the doubled size.  0 keeps the buffer
+ * the socket has. */
 static int raise_rcvbuf(int fd, int want)
 {
 	int got;
@@ -191,7 +197,12 @@ static void socket_describe(const struct input *in, char *buf, size_t room)
 {
 	const struct in_socket *s = (const struct in_socket *)in;
 
-	snprintf(buf, room, "listening on %s (receive buffer %d bytes)", in->name, s->rcvbuf);
+	snprintf(buf, room, "listening on %s (%sreceive buffer %d bytes)%s%s%s", in->name,
+		 s->passed ? "passed by the service manager, " : "", s->rcvbuf,
+		 *s->sharer ? "; but another socket is bound to " : "", s->sharer,
+		 *s->sharer ? " and takes what is sent there: most likely the sink of an Osmocom "
+			      "program that started before gsmtap-logd; restart it, and order its unit "
+			      "After=gsmtap-logd.service" : "");
 }
 
 /* queue_peak against rcvbuf tells how close the collector came to losing datagrams. */
@@ -241,6 +252,42 @@ static void bind_error(char *err, const char *name, int e)
 		snprintf(err, INPUT_ERR_MAX, "cannot listen on %s: %s", name, strerror(e));
 }
 
+static struct in_socket *socket_new(const char *name, int fd)
+{
+	struct in_socket *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		s->in = (struct input){ .ops = &socket_ops, .fd = fd, .live = true };
+		snprintf(s->in.name, sizeof(s->in.name), "%s", name);
+	}
+	return s;
+}
+
+/* What every datagram needs from a socket bound to \a addr however it was
+ * bound: its destination, its receive time, the kernel's drop counter; and
+ * the buffer. */
+static int socket_setup(struct in_socket *s, const struct sockaddr *addr, int buffer)
+{
+	if (ask_destination(s->in.fd, addr) ||
+	    set_int(s->in.fd, SOL_SOCKET, SO_TIMESTAMPNS, 1) ||
+	    set_int(s->in.fd, SOL_SOCKET, SO_RXQ_OVFL, 1))
+		return -1;
+	s->rcvbuf = raise_rcvbuf(s->in.fd, buffer);
+	return s->rcvbuf < 0 ? -1 : 0;
+}
+
+/* Once bound: the address it has (a port 0 is now a number), its name, the batch. */
+static int socket_bound(struct in_socket *s)
+{
+	socklen_t len = sizeof(s->local);
+
+	if (getsockname(s->in.fd, (struct sockaddr *)&s->local, &len))
+		return -1;
+	addr_format(s->in.name, sizeof(s->in.name), (const struct sockaddr *)&s->local);
+	prepare_batch(s);
+	return 0;
+}
+
 /*! Bind a non-blocking UDP socket to \a spec (ADDR[:PORT], port 4729 by default).
  *  SO_REUSEADDR is never set, so a libosmocore `log gsmtap` sink socket on the same
  *  port cannot take the traffic from it; an IPv6 wildcard accepts IPv4 too.  The
@@ -250,6 +297,7 @@ static void bind_error(char *err, const char *name, int e)
 struct input *in_socket_open(const char *spec, const struct input_config *cfg, char *err)
 {
 	struct sockaddr_storage addr;
+	char name[INPUT_NAME_MAX];
 	socklen_t len;
 	struct in_socket *s;
 	int e;
@@ -259,32 +307,24 @@ struct input *in_socket_open(const char *spec, const struct input_config *cfg, c
 		errno = EINVAL;
 		return NULL;
 	}
-	s = calloc(1, sizeof(*s));
+	addr_format(name, sizeof(name), (const struct sockaddr *)&addr);
+	s = socket_new(name, socket(addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 	if (!s) {
 		snprintf(err, INPUT_ERR_MAX, "out of memory");
 		return NULL;
 	}
-	s->in = (struct input){ .ops = &socket_ops, .live = true };
-	addr_format(s->in.name, sizeof(s->in.name), (const struct sockaddr *)&addr);
-	s->in.fd = socket(addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->in.fd < 0)
 		goto fail;
 	if (addr.ss_family == AF_INET6 && set_int(s->in.fd, IPPROTO_IPV6, IPV6_V6ONLY, 0))
 		goto fail;
+	/* SO_REUSEPORT for --workers: the parent has bound the port without it first,
+	 * so a port another program holds is still refused. */
 	if (cfg->reuseport && set_int(s->in.fd, SOL_SOCKET, SO_REUSEPORT, 1))
 		goto fail;
-	if (ask_destination(s->in.fd, (const struct sockaddr *)&addr) ||
-	    set_int(s->in.fd, SOL_SOCKET, SO_TIMESTAMPNS, 1) ||
-	    set_int(s->in.fd, SOL_SOCKET, SO_RXQ_OVFL, 1))
+	/* Before bind(), so that the first datagram already finds them. */
+	if (socket_setup(s, (const struct sockaddr *)&addr, cfg->buffer) ||
+	    bind(s->in.fd, (const struct sockaddr *)&addr, len) || socket_bound(s))
 		goto fail;
-	s->rcvbuf = raise_rcvbuf(s->in.fd, cfg->buffer);
-	if (s->rcvbuf < 0 || bind(s->in.fd, (const struct sockaddr *)&addr, len))
-		goto fail;
-	len = sizeof(s->local);
-	if (getsockname(s->in.fd, (struct sockaddr *)&s->local, &len))
-		goto fail;
-	addr_format(s->in.name, sizeof(s->in.name), (const struct sockaddr *)&s->local);
-	prepare_batch(s);
 	return &s->in;
 fail:
 	e = errno;
@@ -294,4 +334,116 @@ fail:
 	free(s);
 	errno = e;
 	return NULL;
+}
+
+/* Whether \a fd is a bound UDP socket of IPv4 or IPv6. */
+static bool is_udp_socket(int fd)
+{
+	int type, domain;
+	socklen_t len = sizeof(type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) || type != SOCK_DGRAM)
+		return false;
+	len = sizeof(domain);
+	return !getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) &&
+	       (domain == AF_INET || domain == AF_INET6);
+}
+
+/* One line of /proc/net/udp or udp6: its local address and inode.  The
+ * kernel prints each 32-bit word of the address as a host-order number. */
+static bool parse_udp_line(const char *line, int family, struct sockaddr_storage *addr, unsigned long *inode)
+{
+	char hex[33];
+	unsigned int port;
+	uint8_t bytes[16], port_be[2];
+	size_t words = family == AF_INET ? 1 : 4;
+
+	if (sscanf(line, " %*u: %32[0-9A-Fa-f]:%x %*s %*x %*s %*s %*s %*u %*u %lu", hex, &port, inode) != 3 ||
+	    strlen(hex) != words * 8)
+		return false;
+	for (size_t w = 0; w < words; w++) {
+		char word[9];
+		uint32_t v;
+
+		memcpy(word, hex + 8 * w, 8);
+		word[8] = 0;
+		v = (uint32_t)strtoul(word, NULL, 16);
+		memcpy(bytes + 4 * w, &v, 4);
+	}
+	port_be[0] = port >> 8;
+	port_be[1] = port & 0xff;
+	addr_set(addr, family, bytes, port_be);
+	return true;
+}
+
+/* Another socket on our port, which the SO_REUSEADDR systemd set let in before
+ * we took the socket over: it takes whatever is sent to its more specific
+ * address.  Named in s->sharer; this network namespace's tables say. */
+static void find_sharer(struct in_socket *s)
+{
+	static const struct { const char *path; int family; } tables[] = {
+		{ "/proc/self/net/udp", AF_INET }, { "/proc/self/net/udp6", AF_INET6 },
+	};
+	unsigned int port = addr_port((const struct sockaddr *)&s->local);
+	struct stat st;
+
+	if (fstat(s->in.fd, &st))
+		return;
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]) && !*s->sharer; t++) {
+		FILE *f = fopen(tables[t].path, "re");
+		char line[512];
+
+		while (f && fgets(line, sizeof(line), f)) {
+			struct sockaddr_storage addr;
+			unsigned long inode;
+
+			if (parse_udp_line(line, tables[t].family, &addr, &inode) && inode != st.st_ino &&
+			    addr_port((const struct sockaddr *)&addr) == port) {
+				addr_format(s->sharer, sizeof(s->sharer), (const struct sockaddr *)&addr);
+				break;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+}
+
+/*! Take over the UDP socket the service manager bound and passed as descriptor
+ *  \a arg (gsmtap-logd.socket; sd_listen_fds(3)).  systemd binds every socket
+ *  with SO_REUSEADDR, which would let libosmocore's `log gsmtap` sink bind the
+ *  same port and take what is sent to its address: it is cleared here, so that
+ *  from now on such a sink fails to bind, as it does against our own sockets.
+ *  The buffer the socket unit set (ReceiveBuffer=) is kept unless cfg->buffer
+ *  asks for one.  \returns NULL with the reason in \a err; the descriptor is
+ *  then left open */
+struct input *in_passed_open(const char *arg, const struct input_config *cfg, char *err)
+{
+	uint64_t fd;
+	struct in_socket *s;
+	int e;
+
+	if (number_parse(arg, 0, INT32_MAX, &fd) || !is_udp_socket((int)fd)) {
+		snprintf(err, INPUT_ERR_MAX, "descriptor %s from the service manager is not a UDP socket: "
+			 "gsmtap-logd.socket must say ListenDatagram=", arg);
+		errno = EINVAL;
+		return NULL;
+	}
+	s = socket_new(arg, (int)fd);
+	if (!s) {
+		snprintf(err, INPUT_ERR_MAX, "out of memory");
+		return NULL;
+	}
+	s->passed = true;
+	if (fcntl(s->in.fd, F_SETFL, fcntl(s->in.fd, F_GETFL) | O_NONBLOCK) ||
+	    set_int(s->in.fd, SOL_SOCKET, SO_REUSEADDR, 0) || socket_bound(s) ||
+	    socket_setup(s, (const struct sockaddr *)&s->local, cfg->buffer)) {
+		e = errno;
+		snprintf(err, INPUT_ERR_MAX, "cannot use the socket the service manager passed "
+			 "(descriptor %s): %s", arg, strerror(e));
+		free(s);
+		errno = e;
+		return NULL;
+	}
+	find_sharer(s);
+	return &s->in;
 }

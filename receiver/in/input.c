@@ -7,11 +7,14 @@
 
 #include "input.h"
 
-/* Every kind of input, one line each: KIND is opened by in_KIND_open() in in_KIND.c. */
+/* Every kind of input, one line each: KIND is opened by in_KIND_open(), in
+ * in_KIND.c (a socket the service manager passed shares in_socket.c). */
 #define INPUT_KINDS(X)	\
 	X(socket)	\
+	X(passed)	\
 	X(capture)	\
 	X(file)		\
+	X(shm)		\
 	X(nats)
 
 #define DECLARE(kind) struct input *in_##kind##_open(const char *arg, const struct input_config *cfg, char *err);

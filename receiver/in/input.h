@@ -30,12 +30,13 @@ struct nats_config;
 
 /*! One kind of input.  Implementations embed struct input as their first member. */
 struct input_ops {
-	const char *kind;	/*!< "socket", "capture", "file" */
+	const char *kind;	/*!< "socket", "capture", "file", "shm" */
 	/*! Deliver what is waiting, at most one batch, to \a cb.  Never blocks.
 	 *  \returns datagrams delivered (0: nothing waiting), INPUT_END after the last
 	 *  record of a file, or -errno on an error the loop reports and survives */
 	int (*read)(struct input *in, rx_deliver_cb cb, void *ctx);
-	/*! Sample counters the kernel keeps (drops after the last datagram); may be NULL. */
+	/*! Sample what the kernel keeps (drops after the last datagram, whether a
+	 *  captured interface still exists); called every turn.  May be NULL. */
 	void (*refresh)(struct input *in);
 	void (*stats)(const struct input *in, struct input_stats *out);
 	/*! What it does, for the start-up line: "listening on [::]:4729 (receive buffer N bytes)". */
@@ -74,7 +75,8 @@ struct input_config {
 	const struct nats_config *nats;	/*!< nats: the cluster, the stream and the durable consumer */
 };
 
-/*! Open an input of \a kind ("socket", "capture", "file") on \a arg (ADDR[:PORT], an
- *  interface, a file name or "-").  \returns NULL with the reason in \a err
+/*! Open an input of \a kind ("socket", "passed", "capture", "file", "shm") on \a arg
+ *  (ADDR[:PORT], a descriptor the service manager passed, an interface, a file
+ *  name or "-", a Unix socket path).  \returns NULL with the reason in \a err
  *  (INPUT_ERR_MAX bytes) and errno set */
 struct input *input_open(const char *kind, const char *arg, const struct input_config *cfg, char *err);

@@ -363,10 +363,11 @@ static const char *nats_file(const struct output *o)
 }
 
 /* Stopping: let the publisher empty the spool, for NATS_FINISH_MS at most. */
-static void nats_finish(struct output *o)
+static void nats_finish(struct output *o, time_t now)
 {
 	struct out_nats *n = (struct out_nats *)o;
 
+	(void)now;
 	if (!n->running)
 		return;
 	pthread_mutex_lock(&n->mu);
@@ -383,8 +384,7 @@ static void nats_close(struct output *o, time_t now)
 {
 	struct out_nats *n = (struct out_nats *)o;
 
-	(void)now;
-	nats_finish(o);
+	nats_finish(o, now);
 	natsconn_close(n->conn);
 	spool_free(n->spool);
 	pthread_cond_destroy(&n->cond);

@@ -113,6 +113,11 @@ static void pcapng_flush(struct output *o, const struct timespec *now)
 	sink_tick(p->sink, now->tv_sec);
 }
 
+static void pcapng_finish(struct output *o, time_t now)
+{
+	sink_finish(((struct out_pcapng *)o)->sink, now);
+}
+
 static int pcapng_reopen(struct output *o, time_t now)
 {
 	return sink_reopen(((struct out_pcapng *)o)->sink, now);
@@ -143,6 +148,7 @@ static void pcapng_close(struct output *o, time_t now)
 static const struct output_ops pcapng_ops = {
 	.add = pcapng_add,
 	.flush = pcapng_flush,
+	.finish = pcapng_finish,
 	.reopen = pcapng_reopen,
 	.stats = pcapng_stats,
 	.file = pcapng_file,

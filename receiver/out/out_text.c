@@ -67,6 +67,16 @@ static void text_flush(struct output *o, const struct timespec *now)
 	sink_tick(t->sink, now->tv_sec);
 }
 
+/* Lines still waiting for their rest go out as they are. */
+static void text_finish(struct output *o, time_t now)
+{
+	struct out_text *t = (struct out_text *)o;
+
+	t->now = now;
+	join_expire(t->join, 0, true);
+	sink_finish(t->sink, now);
+}
+
 /* Lines still waiting for their rest go into the file being finished. */
 static int text_reopen(struct output *o, time_t now)
 {
@@ -91,8 +101,7 @@ static void text_close(struct output *o, time_t now)
 {
 	struct out_text *t = (struct out_text *)o;
 
-	t->now = now;
-	join_expire(t->join, 0, true);
+	text_finish(o, now);
 	sink_close(t->sink, now);
 	join_free(t->join);
 	output_release(o);
@@ -102,6 +111,7 @@ static void text_close(struct output *o, time_t now)
 static const struct output_ops text_ops = {
 	.add = text_add,
 	.flush = text_flush,
+	.finish = text_finish,
 	.reopen = text_reopen,
 	.stats = text_stats,
 	.file = text_file,

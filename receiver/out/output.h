@@ -39,6 +39,11 @@ struct output_ops {
 		    const struct wire_log *log, time_t now);
 	/*! End of a loop turn: write what is buffered, rotate on time, retry a failed open. */
 	void (*flush)(struct output *o, const struct timespec *now);
+	/*! The daemon stops, after the last flush: write what is held back (lines
+	 *  waiting for their rest, the batch, a broker's spool) and give a slow reader
+	 *  or a broker a bounded time to take it, counting what remains as lost, so
+	 *  that the counts are final before the summary.  May be NULL. */
+	void (*finish)(struct output *o, time_t now);
 	/*! SIGHUP: finish the file and open it again.  \returns 0 or -errno */
 	int (*reopen)(struct output *o, time_t now);
 	void (*stats)(const struct output *o, struct output_stats *out);
@@ -48,10 +53,6 @@ struct output_ops {
 	 *  first, until it returns false, for what they hold to be read back
 	 *  (readback.h).  May be NULL: nothing to read back. */
 	void (*earlier)(const struct output *o, bool (*cb)(int dirfd, const char *name, void *arg), void *arg);
-	/*! The daemon stops, after the last flush: deliver what is held for later (a
-	 *  broker's spool), waiting no longer than the output's own bound, and count
-	 *  what remains as lost, so that the final summary has it.  May be NULL. */
-	void (*finish)(struct output *o);
 	/*! Write what is left and the file's trailer, then free. */
 	void (*close)(struct output *o, time_t now);
 };

@@ -36,6 +36,7 @@ struct pipeout {
 	uint64_t queued;	/*!< stream offset after the last byte queued */
 	uint64_t sent;		/*!< stream offset the reader has taken up to */
 	uint64_t accepted;	/*!< records queued, whether taken yet or not */
+	bool finished;		/*!< the trailer is written: pipeout_finish() */
 	struct batch batch[BATCHES_MAX];
 	size_t first, n_batches;	/*!< a ring of the batches not all taken */
 	struct output_stats st;
@@ -198,13 +199,14 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void pipeout_close(struct pipeout *p)
+void pipeout_finish(struct pipeout *p)
 {
 	int64_t deadline = now_ms() + PIPEOUT_CLOSE_WAIT_MS;
 	size_t trailer;
 
-	if (!p)
+	if (p->finished)
 		return;
+	p->finished = true;
 	trailer = p->fmt.trailer_cb ? p->fmt.trailer_cb(p->fmt.ctx, p->frame, sizeof(p->frame), p->accepted) : 0;
 	if (!p->st.gone)
 		queue(p, p->frame, trailer, PIPEOUT_PENDING_MAX + FRAMING_MAX);
@@ -215,6 +217,13 @@ void pipeout_close(struct pipeout *p)
 	}
 	if (p->len)
 		gone(p, EAGAIN);
+}
+
+void pipeout_close(struct pipeout *p)
+{
+	if (!p)
+		return;
+	pipeout_finish(p);
 	if (p->own_fd)
 		close(p->fd);
 	else if (p->restore_flags >= 0)

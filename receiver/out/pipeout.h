@@ -33,6 +33,10 @@ void pipeout_tick(struct pipeout *p);
 
 void pipeout_stats(const struct pipeout *p, struct output_stats *out);
 
-/*! Write the trailer, wait up to PIPEOUT_CLOSE_WAIT_MS for the reader to take what
- *  is pending, count the records it did not take, free.  NULL is allowed. */
+/*! No more records will come: write the trailer, wait up to PIPEOUT_CLOSE_WAIT_MS
+ *  for the reader to take what is pending, and count the records it did not take,
+ *  so that the figures are final.  Once; later calls do nothing. */
+void pipeout_finish(struct pipeout *p);
+
+/*! pipeout_finish() unless done, then free.  NULL is allowed. */
 void pipeout_close(struct pipeout *p);

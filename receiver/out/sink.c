@@ -9,9 +9,6 @@
 #include "pipeout.h"
 #include "sink.h"
 
-/* A batch is written once it reaches this size, or at the end of each loop turn. */
-#define SINK_BATCH_BYTES	(256 * 1024)
-
 struct sink {
 	struct ring *ring;		/*!< a file ring, or */
 	struct pipeout *pipe;		/*!< standard output */
@@ -141,6 +138,13 @@ void sink_tick(struct sink *s, time_t now)
 	} else {
 		pipeout_tick(s->pipe);
 	}
+}
+
+void sink_finish(struct sink *s, time_t now)
+{
+	sink_flush(s, now);
+	if (s->pipe)
+		pipeout_finish(s->pipe);
 }
 
 int sink_reopen(struct sink *s, time_t now)

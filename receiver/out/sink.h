@@ -10,6 +10,9 @@
 #include "output.h"
 #include "ring.h"
 
+/* A batch is written once it reaches this size, or at the end of each loop turn. */
+#define SINK_BATCH_BYTES	(256 * 1024)
+
 struct sink;
 
 /*! A sink writing into a file ring (\a opts), framed by \a fmt, for records of at
@@ -36,6 +39,10 @@ void sink_flush(struct sink *s, time_t now);
 
 /*! Rotate on time, retry a failed open, give a stalled reader what it now takes. */
 void sink_tick(struct sink *s, time_t now);
+
+/*! No more records will come: write the batch; standard output also writes its
+ *  trailer and waits, bounded, for its reader (pipeout_finish()). */
+void sink_finish(struct sink *s, time_t now);
 
 /*! SIGHUP: finish the file and open it again (nothing for standard output).
  *  \returns 0 or -errno */

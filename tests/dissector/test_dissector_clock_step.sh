@@ -28,7 +28,7 @@ check_tree "$t" <<'TABLE'
 3 -1431655936.00 -2147483647 -300 50.00%|^delta (us);negative (clock stepped back)
 1 100.00 100 100 16.67%|^delta (us);64-127
 1 200.00 200 200 16.67%|^delta (us);128-255
-1 2147483648.00 2147483647 2147483647 16.67%|^delta (us);16777216-
+1 2147483648.00 2147483647 2147483647 16.67%|^delta (us);1073741824-2147483647
 TABLE
 is "$(branch "$t" "delta (us)" | awk -F'[= ]+' 'NR > 1 { n += $(NF - 4) } END { print n }')" 6 \
 	"the delta histogram's rows add up to its 6 deltas"

@@ -127,4 +127,26 @@ check_tree "$t" <<TABLE
 TABLE
 is "$(tree "$FIXTURE" -2)" "$t" "two-pass stats tree equals one-pass"
 
+# The order a reader sees: the summaries first, streams in stream order, the
+# buckets in numeric order, from the first non-empty one to the last.
+is "$(grep -v '^ ' <<<"$t" | cut -d= -f1 | paste -sd'|')" \
+	"GSMTAP log lines|Lines expected (received + lost)|delta (us)|delay_excess (us)" "top level: summaries first"
+is "$(branch "$t" "GSMTAP log lines" | grep '^ Stream' | cut -d' ' -f3 | paste -sd' ')" "1 2 3" \
+	"GSMTAP log lines: streams in stream order"
+is "$(branch "$t" "Lines expected (received + lost)" | grep '^ Stream' | cut -d' ' -f3 | paste -sd' ')" "1 2 3" \
+	"Lines expected: streams in stream order"
+is "$(branch "$t" "delta (us)" | sed -n '2,$s/^ \([^=]*\)=.*/\1/p' | paste -sd'|')" \
+	"negative (clock stepped back)|0|1|2-3|4-7|8-15|16-31|32-63|64-127|128-255|256-511|512-1023|1024-2047|2048-4095|4096-8191" \
+	"delta: the negative bucket first, then 0 to 4096-8191, no empty row outside"
+is "$(branch "$t" "delay_excess (us)" | sed -n '2,$s/^ \([^=]*\)=.*/\1/p' | paste -sd'|')" \
+	"0|1|2-3|4-7|8-15|16-31|32-63|64-127|128-255|256-511|512-1023|1024-2047|2048-4095|4096-8191" \
+	"delay_excess: 0 to 4096-8191, no empty row outside"
+# A stream row's Average / Min / Max: its lines' delay_excess; the expected
+# row's: the lines missing before each line.
+check_tree "$(tree_rows "$FIXTURE")" <<TABLE
+13 830.77 0 3250 56.52%|^GSMTAP log lines;$S1
+8 725.00 0 5800 34.78%|^GSMTAP log lines;$S2
+15 0.20 0 2 60.00%|^Lines expected (received + lost);$S1
+TABLE
+
 done_testing

@@ -19,14 +19,14 @@ is "$(ts_with -r "$T/lossy.pcapng" -Y 'gsmtaplog.lost > 0' -T fields -e gsmtaplo
 t=$(tree_rows "$T/lossy.pcapng")
 EXP="^Lines expected (received + lost)" S1="Stream 1 10.0.0.1:40001" S2="Stream 2 [2001:db8::1]:40003"
 check_tree "$t" <<TABLE
-360 . . . 100%|^GSMTAP log lines
-350 . . . 97.22%|^GSMTAP log lines;$S1
-10 . . . 2.78%|^GSMTAP log lines;$S2
-860 . . . 100%|$EXP
-850 . . . 98.84%|$EXP;$S1
+360 0.00 0 0 100%|^GSMTAP log lines
+350 0.00 0 0 97.22%|^GSMTAP log lines;$S1
+10 0.00 0 0 2.78%|^GSMTAP log lines;$S2
+860 0.58 0 10 100%|$EXP
+850 0.59 0 10 98.84%|$EXP;$S1
 350 . . . 41.18%|$EXP;$S1;Received
 500 . . . 58.82%|$EXP;$S1;Lost
-10 . . . 1.16%|$EXP;$S2
+10 0.00 0 0 1.16%|$EXP;$S2
 10 . . . 100.00%|$EXP;$S2;Received
 0 . . . 0.00%|$EXP;$S2;Lost
 TABLE

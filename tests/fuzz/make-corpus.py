@@ -14,31 +14,21 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from capfile import (T0, V4, V6, DLT_EN10MB, DLT_IPV4, DLT_IPV6, DLT_LOOP, DLT_NULL,  # noqa: E402
+                     DLT_RAW, DLT_SLL, DLT_SLL2, datagram, ether, ipv4_fragments, ipv4_udp,
+                     ipv6_fragments, ipv6_udp, link, pcap_file, pcapng_file)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, 'corpus')
 REFERENCE = sys.argv[1] if len(sys.argv) > 1 else \
     os.path.join(HERE, '..', 'fixtures', 'libosmocore-1.7-gsmtap-log.pcapng')
-T0 = 1795991302    # 2026-11-29T22:28:22Z, the reference capture's day
 
 
 def reference_datagrams():
     out = subprocess.run(['tshark', '-r', REFERENCE, '-T', 'fields', '-e', 'udp.payload'],
                          check=True, capture_output=True, text=True).stdout
     return [bytes.fromhex(line) for line in out.split()]
-
-
-def name(s, size):
-    return s[:size].ljust(size, b'\0')
-
-
-def datagram(text=b'hello\n', ident=b'OsmoBTS', subsys=b'MAIN', file=b'main.c', line=42,
-             level=3, pid=4242, seq=1, sec=T0, usec=289013, version=2, hdr_words=4,
-             gsmtap_type=0x10, pad=b'\0\0\0', hdr_extra=b''):
-    """A GSMTAP log datagram laid out as in FACTS.md; names are cut or padded, never NUL-ended by force."""
-    gsmtap = struct.pack('>BBBBHbbIBBBB', version, hdr_words, gsmtap_type, 0, 0, 0, 0, seq, 0, 0, 0, 0)
-    log = struct.pack('>II', sec, usec) + name(ident, 16) + struct.pack('>IB', pid, level) + pad + \
-        name(subsys, 16) + name(file, 32) + struct.pack('>I', line)
-    return gsmtap + hdr_extra + log + text
 
 
 def edge_datagrams(ref):
@@ -101,10 +91,6 @@ def addr(ip, port, scope=0):
     return ip.ljust(16, b'\0') + struct.pack('>H', port) + struct.pack('<I', scope)
 
 
-V4 = b'\x7f\0\0\x01'
-V6 = bytes.fromhex('fe800000000000000000000000000001')
-
-
 def text_header(i):
     """fuzz_text_format's 37 bytes: flags, room, rx_time, source; varied across seeds."""
     flags = i % 8                          # colour, IPv6, no family
@@ -148,100 +134,6 @@ def pcapng_seeds(ref):
 
 
 # ---- frames and capture files ----
-
-def csum(data):
-    if len(data) % 2:
-        data += b'\0'
-    s = sum(struct.unpack('>%dH' % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
-def ipv4_udp(payload, src=V4, dst=b'\x7f\0\0\x02', sport=51234, dport=4729, frag=0x4000, proto=17):
-    udp = struct.pack('>HHHH', sport, dport, 8 + len(payload), 0) + payload
-    hdr = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, frag, 64, proto, 0, src, dst)
-    hdr = hdr[:10] + struct.pack('>H', csum(hdr)) + hdr[12:]
-    return hdr + udp
-
-
-def ipv6_udp(payload, src=V6, dst=V6, sport=51234, dport=4729):
-    udp = struct.pack('>HHHH', sport, dport, 8 + len(payload), 0) + payload
-    return struct.pack('>IHBB', 6 << 28, len(udp), 17, 64) + src + dst + udp
-
-
-def ether(ip, ethertype=0x0800, vlans=()):
-    tags = b''.join(struct.pack('>HH', tpid, vid) for tpid, vid in vlans)
-    return b'\0' * 12 + tags + struct.pack('>H', ethertype) + ip
-
-
-DLT_NULL, DLT_EN10MB, DLT_RAW, DLT_LOOP, DLT_SLL, DLT_IPV4, DLT_IPV6, DLT_SLL2 = 0, 1, 101, 108, 113, 228, 229, 276
-
-
-def link(dlt, ip):
-    """ip wrapped in the link layer of dlt (libpcap's LINKTYPE numbers)."""
-    v6 = ip[0] >> 4 == 6
-    etype = 0x86dd if v6 else 0x0800
-    if dlt == DLT_EN10MB:
-        return ether(ip, etype)
-    if dlt == DLT_SLL:
-        return struct.pack('>HHH8sH', 0, 772, 6, b'', etype) + ip
-    if dlt == DLT_SLL2:
-        return struct.pack('>HHIHBB8s', etype, 0, 1, 772, 0, 6, b'') + ip
-    if dlt in (DLT_NULL, DLT_LOOP):
-        return struct.pack('<I', 10 if v6 else 2) + ip
-    return ip
-
-
-def pcap_file(dlt, frames, nano=False, big_endian=False, ts=None):
-    e = '>' if big_endian else '<'
-    out = struct.pack(e + 'IHHiIII', 0xa1b23c4d if nano else 0xa1b2c3d4, 2, 4, 0, 0, 65535, dlt)
-    for i, f in enumerate(frames):
-        sec, frac = ts or (T0, i * 1000)
-        out += struct.pack(e + 'IIII', sec, frac, len(f), len(f)) + f
-    return out
-
-
-def pcapng_block(btype, body):
-    body += b'\0' * (-len(body) % 4)
-    n = len(body) + 12
-    return struct.pack('<II', btype, n) + body + struct.pack('<I', n)
-
-
-def pcapng_file(dlt, frames, tsresol=9):
-    shb = pcapng_block(0x0A0D0D0A, struct.pack('<IHHq', 0x1A2B3C4D, 1, 0, -1) + struct.pack('<I', 0))
-    opt = struct.pack('<HHB3xI', 9, 1, tsresol, 0)
-    out = shb + pcapng_block(1, struct.pack('<HHI', dlt, 0, 262144) + opt)
-    for i, f in enumerate(frames):
-        ts = T0 * 10**9 + i
-        out += pcapng_block(6, struct.pack('<IIIII', 0, ts >> 32, ts & 0xffffffff, len(f), len(f)) + f)
-    return out
-
-
-def ipv4_fragments(payload, size, ident=7):
-    """payload's IPv4 UDP datagram cut into fragments of size bytes (a multiple of 8)."""
-    whole = ipv4_udp(payload)
-    body, out = whole[20:], []
-    for off in range(0, len(body), size):
-        piece = body[off:off + size]
-        more = 0x2000 if off + size < len(body) else 0
-        hdr = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(piece), ident, more | off // 8, 64, 17, 0,
-                          whole[12:16], whole[16:20])
-        out.append(hdr + piece)
-    return out
-
-
-def ipv6_fragments(payload, size, ident=7):
-    """payload's IPv6 UDP datagram cut into fragments of size bytes (a multiple of 8)."""
-    whole = ipv6_udp(payload)
-    body, out = whole[40:], []
-    for off in range(0, len(body), size):
-        piece = body[off:off + size]
-        more = 1 if off + size < len(body) else 0
-        frag = struct.pack('>BBHI', 17, 0, off | more, ident)
-        out.append(struct.pack('>IHBB', 6 << 28, 8 + len(piece), 44, 64) + whole[8:40] + frag + piece)
-    return out
-
 
 def framed(k, frames):
     """fuzz_frame's input: the link-type index byte, then each frame after its 2-byte length."""

@@ -9,10 +9,11 @@ SPOOF="$BUILDDIR/tests/tools/gsmtap-spoof"
 SWAPPER=${SWAPPER:-$BUILDDIR/tests/tools/link-swapper}	# new tool: given from a newer build to run against an old one
 
 # start_logd ARGS...: run gsmtap-logd in the background (stderr in $T/logd.err)
-# and wait for its start-up line; sets LOGD_PID.
+# and wait for its start-up line; sets LOGD_PID.  In the namespace of netns_new
+# once LOGD_NETNS is set to it.
 start_logd() {
 	: >"$T/logd.err"
-	"$LOGD" "$@" 2>"$T/logd.err" &
+	${LOGD_NETNS:+ip netns exec "$LOGD_NETNS"} "$LOGD" "$@" 2>"$T/logd.err" &
 	LOGD_PID=$!
 	wait_for "$T/logd.err" 'gsmtap-logd: \(listening\|capturing\|reading\)' ||
 		bail "gsmtap-logd did not start: $(cat "$T/logd.err")"
@@ -23,6 +24,31 @@ stop_logd() {
 	kill -"${1:-TERM}" "$LOGD_PID"
 	LOGD_STATUS=0
 	wait "$LOGD_PID" || LOGD_STATUS=$?
+}
+
+# exits_within SECONDS: wait up to SECONDS for gsmtap-logd to end; sets LOGD_STATUS to its exit
+# status, or to "running" when it had not ended by then (it is killed then).
+exits_within() {
+	local deadline=$(($(date +%s%N) + $1 * 1000000000))
+	# a child that has ended stays a zombie (state Z) until it is waited for
+	while [ "$(sed 's/.*) //' "/proc/$LOGD_PID/stat" 2>/dev/null | cut -c 1)" != Z ] &&
+	      [ -e "/proc/$LOGD_PID" ] && [ "$(date +%s%N)" -lt "$deadline" ]; do
+		sleep 0.05
+	done
+	if [ -e "/proc/$LOGD_PID" ] && [ "$(sed 's/.*) //' "/proc/$LOGD_PID/stat" | cut -c 1)" != Z ]; then
+		kill -KILL "$LOGD_PID"
+		wait "$LOGD_PID"
+		LOGD_STATUS=running
+		return
+	fi
+	LOGD_STATUS=0
+	wait "$LOGD_PID" || LOGD_STATUS=$?
+}
+
+# stop_within SECONDS [SIGNAL]: signal gsmtap-logd (TERM by default), then exits_within SECONDS.
+stop_within() {
+	kill -"${2:-TERM}" "$LOGD_PID"
+	exits_within "$1"
 }
 
 # summary KEY: the value of KEY= in the last overall summary line of $T/logd.err.
@@ -96,4 +122,15 @@ packets() {
 # or each NRB record, as tests/receiver/pcapng-blocks.py reads them.
 pcapng_blocks() {
 	python3 "$SRCDIR/tests/receiver/pcapng-blocks.py" "$@"
+}
+
+# netns_new: a network namespace of this test's own, with lo up, removed at exit;
+# sets NS.  Needs root (and iproute2); bails out otherwise.
+netns_new() {
+	[ "$(id -u)" = 0 ] || bail "a network namespace needs root; run the tests as root"
+	need ip
+	NS="gsmtaplog-test-$$"
+	ip netns add "$NS" || bail "cannot create the network namespace $NS"
+	trap "kill \$(jobs -p) 2>/dev/null; wait; ip netns del '$NS' 2>/dev/null; rm -rf '$T'" EXIT
+	ip -n "$NS" link set lo up || bail "cannot bring lo up in $NS"
 }

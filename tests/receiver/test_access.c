@@ -73,6 +73,41 @@ static void matching(void)
 	ok(!allowed(&a, "::ffff:127.0.1.1"), "an IPv4 network does not match a v6 address (the socket unmaps v4-mapped ones)");
 }
 
+/* Sources arrive unmapped: an IPv4 sender is AF_INET even on a dual-stack socket.
+ * IPv6 networks that hold its mapped form ::ffff:a.b.c.d hold it too. */
+static void mapped(void)
+{
+	static const struct {
+		const char *net, *in, *out;
+	} cases[] = {
+		{ "::ffff:0:0/96", "127.0.0.1", NULL },
+		{ "::ffff:0:0/96", "192.0.2.200", "2001:db8::1" },
+		{ "::ffff:127.0.0.0/104", "127.255.255.255", "128.0.0.0" },
+		{ "::ffff:127.0.0.0/104", "127.0.0.1", "10.0.0.1" },
+		{ "::ffff:10.1.2.3", "10.1.2.3", "10.1.2.4" },
+		{ "::ffff:10.1.0.0/112", "10.1.255.1", "10.2.0.1" },
+		{ "::/0", "127.0.0.1", NULL },
+		{ "::/0", "2001:db8::1", NULL },
+		{ "::/80", "198.51.100.7", "::1:0:0:0" },
+		{ "::/96", NULL, "127.0.0.1" },		/* IPv4-compatible (::a.b.c.d), not mapped */
+		{ "::ffff:0:0/97", "127.255.255.255", "128.0.0.0" },	/* the first half of IPv4 */
+		{ "::fffe:0:0/96", NULL, "127.0.0.1" },
+		{ "64:ff9b::/96", NULL, "192.0.2.1" },	/* NAT64, not mapped */
+		{ "2001:db8::/32", NULL, "127.0.0.1" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct access a = { 0 };
+
+		if (access_add_net(&a, cases[i].net))
+			BAIL_OUT("--allow %s refused", cases[i].net);
+		if (cases[i].in)
+			ok(allowed(&a, cases[i].in), "--allow %s holds %s", cases[i].net, cases[i].in);
+		if (cases[i].out)
+			ok(!allowed(&a, cases[i].out), "--allow %s does not hold %s", cases[i].net, cases[i].out);
+	}
+}
+
 static bool pass(struct access *a, uint64_t *tat, long long ns)
 {
 	struct timespec t = { ns / 1000000000, ns % 1000000000 };
@@ -111,6 +146,7 @@ int main(void)
 {
 	parsing();
 	matching();
+	mapped();
 	rate();
 	return done_testing();
 }

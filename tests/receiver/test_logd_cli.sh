@@ -8,7 +8,7 @@ need python3
 is $? 0 "--help exits 0"
 grep -q -- "--listen ADDR\[:PORT\]" "$T/help.txt"
 ok $? "--help documents --listen"
-is "$("$LOGD" --version)" "gsmtap-logd 0.1.0" "--version"
+is "$("$LOGD" --version)" "gsmtap-logd $(sed -n "s/^  version: '\(.*\)',/\1/p" "$SRCDIR/meson.build")" "--version"
 for bad in "--no-such-flag" "-b size:10" "-b filesize:x" "-B 0" "-l ::1 -i lo" "extra-arg" "--stats-interval -1"; do
 	# shellcheck disable=SC2086
 	"$LOGD" $bad 2>"$T/err.txt" </dev/null
@@ -24,8 +24,28 @@ wait_for "$T/holder.out" bound || bail "could not hold port $PORT"
 is $? 1 "a port already bound: exit 1"
 grep -q "Address already in use" "$T/busy.err" && grep -q "log gsmtap" "$T/busy.err" && grep -q -- "-i lo" "$T/busy.err"
 ok $? "the error names the likely cause (log gsmtap sink) and the remedies"
-"$LOGD" -l "bad[addr" --text "$T/x.log" 2>"$T/addr.err"
-is $? 2 "an unusable listen address is a usage error: exit 2"
+is "$(head -n 1 "$T/busy.err")" "gsmtap-logd: cannot bind 127.0.0.1:$PORT: Address already in use." \
+	"the error names the address and port it tried"
+"$LOGD" -l "192.0.2.1:$PORT" --text "$T/x.log" 2>"$T/noaddr.err"
+is $? 1 "an address this host does not have: exit 1"
+is "$(cat "$T/noaddr.err")" "gsmtap-logd: cannot listen on 192.0.2.1:$PORT: Cannot assign requested address" \
+	"and the error names the address and port it tried"
+for bad in "bad[addr" "127.0.0.1:0" "127.0.0.1:65536" "127.0.0.1:" "127.0.0.1:x" "127.0.0.1:-1" \
+	   "[::1" "[::1]:" "[::1]x" "[]:4729" ""; do
+	"$LOGD" -l "$bad" --text "$T/x.log" 2>"$T/addr.err"
+	is $? 2 "-l '$bad' is a usage error: exit 2"
+done
+grep -q "^gsmtap-logd: -l : expected ADDR\[:PORT\]" "$T/addr.err"
+ok $? "a usage error says what -l expects: $(head -n 1 "$T/addr.err")"
+
+# Without a port, -l binds 4729, and a failure says so (port 4729: see meson.build).
+python3 -c "import socket,time; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(('127.0.0.1',4729)); print('bound',flush=True); time.sleep(5)" >"$T/holder4729.out" &
+wait_for "$T/holder4729.out" bound || bail "could not hold port 4729"
+"$LOGD" -l 127.0.0.1 --text "$T/x.log" 2>"$T/busy4729.err"
+is $? 1 "-l 127.0.0.1 with port 4729 taken: exit 1"
+is "$(head -n 1 "$T/busy4729.err")" "gsmtap-logd: cannot bind 127.0.0.1:4729: Address already in use." \
+	"the error names the default port it tried: 127.0.0.1:4729"
+kill %% 2>/dev/null
 
 # Defaults: no flags at all write both outputs under ./gsmtap-logs/ and listen on [::]:4729.
 mkdir "$T/cwd" && cd "$T/cwd" || bail "cd"

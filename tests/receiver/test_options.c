@@ -26,7 +26,7 @@ static int count(char **argv)
 static void parse(char **argv)
 {
 	optind = 0;	/* a fresh getopt for each command line */
-	options_parse(&o, count(argv), argv);
+	options_parse(&o, count(argv), argv, 3, 0);	/* no sockets passed by a service manager */
 }
 
 #define IS_STR(got, want, ...) \
@@ -187,7 +187,8 @@ static void refused(void)
 	REFUSED(ARGS("-w", "-", "--stdout"), "only one output can go to standard output (-w -, --text - and --stdout)");
 	REFUSED(ARGS("-g", "nogroup"), "-g needs -u: the daemon drops root to a user, not to a group alone");
 	REFUSED(ARGS("-f", "udp"), "-f applies to -i and -r only");
-	REFUSED(ARGS("-l", "127.0.0.1", "-r", "f"), "-l, -i, -r and --from-nats are alternatives: give one kind of input");
+	REFUSED(ARGS("-l", "127.0.0.1", "-r", "f"), "-l, -i, -r, --shm and --from-nats are alternatives: give one kind of input");
+	REFUSED(ARGS("--shm", "--from-nats", "nats://a"), "-l, -i, -r, --shm and --from-nats are alternatives: give one kind of input");
 	REFUSED(ARGS("-r", "a", "-r", "b"), "one -r at a time");
 	REFUSED(ARGS("-b", "size:1"), "-b size:1: expected filesize:KB, duration:SECONDS, interval:SECONDS, packets:N or files:N");
 	REFUSED(ARGS("-b", "filesize:0"), "-b filesize 0: out of range (1 to 18446744073709551)");
@@ -210,10 +211,11 @@ static void refused(void)
 	REFUSED(ARGS("--nats", "nats://a", "--nats-subject", "a.>"),
 		"--nats-subject a.>: a subject prefix has no spaces, '*' or '>'");
 	REFUSED(ARGS("extra"), "unexpected argument 'extra'");
-	/* getopt says which first */
-	REFUSED(ARGS("--no-such-option"), "unrecognized option '--no-such-option'\n"
-					  "gsmtap-logd: unknown option or missing argument");
-	REFUSED(ARGS("-w"), "option requires an argument -- 'w'\ngsmtap-logd: unknown option or missing argument");
+	REFUSED(ARGS("--no-such-option"), "unknown option --no-such-option");
+	REFUSED(ARGS("-x"), "unknown option -x");
+	REFUSED(ARGS("-qx"), "unknown option -x");
+	REFUSED(ARGS("-w"), "option -w needs an argument");
+	REFUSED(ARGS("--text"), "option --text needs an argument");
 }
 
 int main(void)

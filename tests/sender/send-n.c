@@ -23,45 +23,7 @@
 #define FILE_BASE	"send-n.c"
 #define FIRST_LINE	100
 
-/*
- * Every allocation in the process goes through these, the library's and
- * libc's own included, because the executable's definitions come first in
- * symbol lookup.  They forward to glibc's allocator.
- */
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void *__libc_memalign(size_t align, size_t size);
-
-static volatile bool counting;
-static volatile long allocations;
-
-static void *counted(void *p)
-{
-	if (counting)
-		allocations++;
-	return p;
-}
-
-void *malloc(size_t size)
-{
-	return counted(__libc_malloc(size));
-}
-
-void *calloc(size_t n, size_t size)
-{
-	return counted(__libc_calloc(n, size));
-}
-
-void *realloc(void *p, size_t size)
-{
-	return counted(__libc_realloc(p, size));
-}
-
-void *aligned_alloc(size_t align, size_t size)
-{
-	return counted(__libc_memalign(align, size));
-}
+#include "alloc_count.h"
 
 /* The fields of line i, the same for sending and for listing. */
 struct fields {
@@ -104,7 +66,7 @@ int main(int argc, char **argv)
 	if (!s)
 		err(1, "gsmtaplog_open");
 
-	counting = true;
+	alloc_counting = true;
 	getppid();
 	for (long i = 0; i < n; i++) {
 		fields_of(i, &f);
@@ -114,7 +76,7 @@ int main(int argc, char **argv)
 			gsmtaplog_send(s, f.level, SUBSYS, FILE_PATH, f.line, f.text, f.len);
 	}
 	getppid();
-	counting = false;
+	alloc_counting = false;
 
 	gsmtaplog_stats(s, &st);
 	gsmtaplog_close(s);
@@ -124,7 +86,7 @@ int main(int argc, char **argv)
 		printf("line\t%s\t%d\t%d\t%s\t%s\t%u\t%s\n", IDENT, gettid(), f.level, SUBSYS,
 		       FILE_BASE, f.line, f.text);
 	}
-	printf("mallocs %ld\n", allocations);
+	printf("mallocs %ld\n", (long)alloc_count);
 	printf("sent %" PRIu64 " dropped %" PRIu64 "\n", st.sent, st.dropped);
 	return 0;
 }

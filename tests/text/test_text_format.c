@@ -45,7 +45,7 @@ static void message_endings(void)
 {
 	struct rx_record r = from("127.0.0.1", 51234);
 	struct wire_log log = typical();
-	static char text[WIRE_TEXT_MAX];
+	static char text[WIRE_TEXT_MAX], want[TEXT_LINE_MAX];
 	size_t n;
 
 	log.text = S("no newline");
@@ -73,6 +73,35 @@ static void message_endings(void)
 	       "the 4096-byte truncated text prints its 4095 characters and no NUL");
 	ok(n >= 2 && !memcmp(line + n - 2, "x\n", 2) && !memmem(line, n, "\\x00", 4),
 	   "the truncated line ends in its last character, not in \\x00");
+	/* marked, as gsmtap-logd marks the messages their senders cut */
+	n = snprintf(want, sizeof(want), PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "%.*s \\[truncated]\n",
+		     (int)sizeof(text) - 1, text);
+	is_mem(line, text_format(line, sizeof(line), &r, &log, TEXT_CUT), want,
+	       "with TEXT_CUT: its 4095 characters, no NUL, then the mark");
+	is_int(text_format(line, n - 1, &r, &log, TEXT_CUT), 0, "one byte short of room for the mark: nothing");
+	is_int(text_format(line, n, &r, &log, TEXT_CUT), n, "exactly the room: the whole line");
+}
+
+/* A message its sender cut ends in TEXT_CUT_MARK, which escaping can never write. */
+static void cut_mark(void)
+{
+	struct rx_record r = from("127.0.0.1", 51234);
+	struct wire_log log = typical();
+
+	log.text = S("abc");
+	is_mem(line, text_format(line, sizeof(line), &r, &log, TEXT_CUT),
+	       PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "abc \\[truncated]\n",
+	       "TEXT_CUT: the message, a space and \\[truncated]");
+	log.text = S("abc\n");
+	is_mem(line, text_format(line, sizeof(line), &r, &log, TEXT_CUT),
+	       PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "abc \\[truncated]\n",
+	       "TEXT_CUT: the message's own newline still ends the line once, after the mark");
+	is_mem(line, text_format(line, sizeof(line), &r, &log, TEXT_CUT | TEXT_COLOUR),
+	       "\033[1;32m" PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "abc \\[truncated]\033[0;m\n",
+	       "TEXT_CUT with colour: the mark inside the colour");
+	log.text = S("abc \\[truncated]");
+	LINE(&r, &log, false, PREFIX "OsmoBTS[4242] RSL INFO rsl.c:123" SENT "abc \\\\[truncated]\n",
+	     "a message that spells the mark has its backslash escaped: it cannot pass for one");
 }
 
 static void names_and_levels(void)
@@ -198,6 +227,7 @@ int main(void)
 	names_and_levels();
 	times();
 	colours();
+	cut_mark();
 	room();
 	return done_testing();
 }

@@ -1,14 +1,15 @@
 /* osmo-sender.c: test peer: a real libosmocore program logging through its own `log gsmtap` target. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Usage: osmo-sender [-H HOST] [-p PORT] [-n LINES] [-x] [-w HOLD_MS]
+ * Usage: osmo-sender [-H HOST] [-p PORT] [-n LINES] [-x] [-u] [-w HOLD_MS]
  * Creates the target exactly as the VTY command `log gsmtap HOST` does:
  * log_target_create_gsmtap(HOST, PORT, "OsmoTest", false, true), so it also
  * binds libosmocore's unread sink socket when HOST is local.
  * Sends LINES lines "line I of N level L\n" cycling through the five levels and
  * the subsystems MAIN and RSL; -x adds the awkward cases of the reference
  * capture (LOGPC continuation, no newline, UTF-8, control characters, a line
- * past 4096 bytes).  -w keeps the process (and its sink socket) alive after.
+ * past 4096 bytes).  -u ends with a LOGP that has no newline and no LOGPC after
+ * it: a line left unfinished.  -w keeps the process (and its sink socket) alive after.
  */
 #include <err.h>
 #include <stdlib.h>
@@ -46,17 +47,18 @@ int main(int argc, char **argv)
 {
 	static const int levels[] = { LOGL_DEBUG, LOGL_INFO, LOGL_NOTICE, LOGL_ERROR, LOGL_FATAL };
 	const char *host = "127.0.0.1";
-	int port = 4729, lines = 10, hold_ms = 0, awkward = 0, opt;
+	int port = 4729, lines = 10, hold_ms = 0, awkward = 0, unfinished = 0, opt;
 	struct log_target *t;
 
-	while ((opt = getopt(argc, argv, "H:p:n:xw:")) != -1) {
+	while ((opt = getopt(argc, argv, "H:p:n:xuw:")) != -1) {
 		switch (opt) {
 		case 'H': host = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'n': lines = atoi(optarg); break;
 		case 'x': awkward = 1; break;
+		case 'u': unfinished = 1; break;
 		case 'w': hold_ms = atoi(optarg); break;
-		default: errx(2, "usage: osmo-sender [-H HOST] [-p PORT] [-n LINES] [-x] [-w HOLD_MS]");
+		default: errx(2, "usage: osmo-sender [-H HOST] [-p PORT] [-n LINES] [-x] [-u] [-w HOLD_MS]");
 		}
 	}
 	if (log_init(&info, NULL))
@@ -75,6 +77,8 @@ int main(int argc, char **argv)
 	}
 	if (awkward)
 		awkward_lines();
+	if (unfinished)
+		LOGP(DRSL, LOGL_ERROR, "unfinished: no newline, nothing after");
 	if (hold_ms)
 		usleep(hold_ms * 1000);
 	log_fini();

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# logstat_speed.sh: gsmtap-logstat against "tshark -r" (no plugin) on the same 1M-datagram capture, in one run, medians; the target is at most half of tshark's time.
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Usage: logstat_speed.sh gsmtap-logstat make-fixture
+#   BENCH_DATAGRAMS (default 1000000), BENCH_REPEATS (default 3)
+set -u
+LOGSTAT=${1:?usage: $0 gsmtap-logstat make-fixture}
+MAKE_FIXTURE=${2:?usage: $0 gsmtap-logstat make-fixture}
+N=${BENCH_DATAGRAMS:-1000000}
+R=${BENCH_REPEATS:-3}
+. "$(dirname "$0")/tshark-lib.sh"
+
+plugin_dir none
+"$MAKE_FIXTURE" -n "$N" "$T/bench.pcapng" || exit 1
+chmod a+r "$T/bench.pcapng"
+cat "$T/bench.pcapng" >/dev/null	# both start from the page cache
+
+timed_logstat() {	# timed_logstat FILE ARGS...: appends "wall cpu" to FILE
+	local TIMEFORMAT='%R %U %S' out=$1
+	shift
+	{ time "$LOGSTAT" -q "$@" >/dev/null 2>&1; } 2>"$T/t"
+	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$T/t" >>"$out"
+}
+for _ in $(seq "$R"); do
+	timed none "$T/tshark" -r "$T/bench.pcapng"
+	timed_logstat "$T/logstat" "$T/bench.pcapng"
+	timed_logstat "$T/logstat_all" --top 10 --pair 'line ([0-9]*)0:' 'line ([0-9]*)1:' --key 1 \
+		--svg "$T/out.svg" "$T/bench.pcapng"
+done
+ts=$(median 1 "$T/tshark") ls=$(median 1 "$T/logstat") la=$(median 1 "$T/logstat_all")
+tc=$(median 2 "$T/tshark") lc=$(median 2 "$T/logstat") lac=$(median 2 "$T/logstat_all")
+# Peak memory of the full run, to show it does not grow with the lines.
+rss=$( { /usr/bin/time -f %M "$LOGSTAT" -q --top 10 --svg "$T/out.svg" "$T/bench.pcapng" >/dev/null; } 2>&1 | tail -1)
+echo "logstat_speed: datagrams=$N repeats=$R tshark_s=$ts logstat_s=$ls logstat_all_s=$la ratio=$(awk -v a="$ls" -v b="$ts" 'BEGIN { printf "%.3f", a / b }') ratio_all=$(awk -v a="$la" -v b="$ts" 'BEGIN { printf "%.3f", a / b }')"
+echo "logstat_speed_cpu: tshark_s=$tc logstat_s=$lc logstat_all_s=$lac max_rss_kb=$rss"
+awk -v a="$la" -v b="$ts" 'BEGIN { exit !(a <= b / 2) }' || { echo "logstat_speed: more than half of tshark's time" >&2; exit 1; }

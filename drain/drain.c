@@ -1,0 +1,696 @@
+/* drain.c: the drainer's side of deferred mode: take rings from local programs, follow their lives, read their lines. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "drain.h"
+
+/* The poll timer: fast while lines come, slower while the rings are idle. */
+#define TICK_MIN_NS	1000000ull
+#define TICK_MAX_NS	16000000ull
+/* A connection that has not said hello by then is dropped. */
+#define HELLO_NS	2000000000ull
+#define EVENTS_BATCH	64
+/* At most this many descriptors are taken from one hello; more is refused. */
+#define HELLO_FDS	4
+
+enum tag_kind { TAG_LISTEN, TAG_TIMER, TAG_CONN, TAG_PIDFD };
+
+struct tag {
+	enum tag_kind kind;
+	struct ring *r;
+};
+
+/*! A connection, and once it has said hello, a ring. */
+struct ring {
+	struct drain_ring pub;		/*!< first: what the user sees */
+	struct drain *d;
+	bool live;			/*!< hello accepted, ring mapped */
+	int conn;
+	int pidfd;
+	void *mem;
+	size_t len;
+	dev_t dev;
+	ino_t ino;
+	bool hup;			/*!< no process holds the producer's end any more */
+	bool dead;			/*!< the producer has exited */
+	bool broken;			/*!< the ring broke the layout: let it go */
+	bool finished;			/*!< read to its end (or broken): let go at the next release */
+	uint64_t hello_deadline;
+	uint64_t drops_counted;		/*!< the producer's `dropped` as we last counted it */
+	bool pending;			/*!< the slot at the cursor was found unpublished ... */
+	uint32_t pending_idx;
+	uint64_t pending_since;		/*!< ... first at this time */
+	struct tag conn_tag, pid_tag;
+};
+
+struct drain {
+	int ep, listen_fd, timer_fd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct ring **rings;		/*!< connections and rings, max_rings of them */
+	size_t n;
+	unsigned int max_rings;
+	uint64_t abandon_ns;
+	struct drain_hooks hooks;
+	struct drain_counts done;	/*!< rings already let go, and offers refused */
+	size_t next;			/*!< round robin start */
+	uint16_t next_port;
+	uint64_t tick_ns;
+	bool found;			/*!< lines were read since the last tick */
+	bool bound;			/*!< the socket file is ours to remove */
+	struct tag listen_tag, timer_tag;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int watch(struct drain *d, int fd, struct tag *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+
+	return epoll_ctl(d->ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void set_tick(struct drain *d, uint64_t ns)
+{
+	struct itimerspec its = {
+		.it_interval = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) },
+		.it_value = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) },
+	};
+
+	if (ns != d->tick_ns && timerfd_settime(d->timer_fd, 0, &its, NULL) == 0)
+		d->tick_ns = ns;
+}
+
+/* ---- listening ---- */
+
+/* A socket file left by a drainer that died is replaced; one that a live
+ * drainer answers on is not taken from it. */
+static int clear_path(const char *path, char *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, DRAIN_ERR_MAX, "cannot use %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, DRAIN_ERR_MAX, "%s exists and is not a socket", path);
+		errno = EEXIST;
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	rc = fd >= 0 ? connect(fd, (struct sockaddr *)&sa, sizeof(sa)) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (rc == 0) {
+		snprintf(err, DRAIN_ERR_MAX, "another drainer listens on %s", path);
+		errno = EADDRINUSE;
+		return -1;
+	}
+	if (unlink(path)) {
+		snprintf(err, DRAIN_ERR_MAX, "cannot replace the stale socket %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The socket's directory, made if missing (one level, as /run/gsmtaplog). */
+static void make_parent(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+	}
+}
+
+static int listen_on(struct drain *d, char *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	if (strlen(d->path) >= sizeof(sa.sun_path) || !*d->path) {
+		snprintf(err, DRAIN_ERR_MAX, "socket path '%s' is empty or too long", d->path);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	make_parent(d->path);
+	if (clear_path(d->path, err))
+		return -1;
+	strcpy(sa.sun_path, d->path);
+	d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (d->listen_fd < 0 || bind(d->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    !(d->bound = true) || chmod(d->path, 0666) || listen(d->listen_fd, 64)) {
+		snprintf(err, DRAIN_ERR_MAX, "cannot listen on %s: %s", d->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct drain *drain_open(const struct drain_config *cfg, char *err)
+{
+	struct drain *d = calloc(1, sizeof(*d));
+	int e;
+
+	if (!d) {
+		snprintf(err, DRAIN_ERR_MAX, "out of memory");
+		return NULL;
+	}
+	*d = (struct drain){ .ep = -1, .listen_fd = -1, .timer_fd = -1, .hooks = cfg->hooks, .next_port = 1,
+			     .max_rings = cfg->max_rings ? cfg->max_rings : DRAIN_RINGS_MAX,
+			     .abandon_ns = cfg->abandon_ns ? cfg->abandon_ns : DRAIN_ABANDON_NS,
+			     .listen_tag = { TAG_LISTEN, NULL }, .timer_tag = { TAG_TIMER, NULL } };
+	snprintf(d->path, sizeof(d->path), "%s", cfg->path ? cfg->path : "");
+	d->rings = calloc(d->max_rings, sizeof(*d->rings));
+	if (!d->rings) {
+		snprintf(err, DRAIN_ERR_MAX, "out of memory");
+		goto fail;
+	}
+	if (listen_on(d, err))
+		goto fail;
+	d->ep = epoll_create1(EPOLL_CLOEXEC);
+	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->ep < 0 || d->timer_fd < 0 || watch(d, d->listen_fd, &d->listen_tag) ||
+	    watch(d, d->timer_fd, &d->timer_tag)) {
+		snprintf(err, DRAIN_ERR_MAX, "cannot set up the drain: %s", strerror(errno));
+		goto fail;
+	}
+	set_tick(d, TICK_MIN_NS);
+	return d;
+fail:
+	e = errno;
+	drain_close(d);
+	errno = e;
+	return NULL;
+}
+
+int drain_fd(const struct drain *d)
+{
+	return d->ep;
+}
+
+const char *drain_path(const struct drain *d)
+{
+	return d->path;
+}
+
+/* ---- rings come ---- */
+
+static void answer(int conn, int32_t err)
+{
+	send(conn, &err, sizeof(err), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Close a connection or ring and forget it; the slot it held in the list is
+ * the caller's to fill. */
+static void free_ring(struct ring *r)
+{
+	struct drain *d = r->d;
+
+	if (r->live && d->hooks.detach)
+		d->hooks.detach(d->hooks.ctx, &r->pub);
+	if (r->mem)
+		munmap(r->mem, r->len);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	if (r->conn >= 0)
+		close(r->conn);
+	free(r);
+}
+
+static void remove_at(struct drain *d, size_t i)
+{
+	free_ring(d->rings[i]);
+	d->rings[i] = d->rings[--d->n];
+	d->rings[d->n] = NULL;
+	if (d->next >= d->n)
+		d->next = 0;
+}
+
+static void remove_ring(struct drain *d, struct ring *r)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->rings[i] == r) {
+			remove_at(d, i);
+			return;
+		}
+	}
+}
+
+static void accept_all(struct drain *d)
+{
+	for (;;) {
+		int conn = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct ring *r;
+
+		if (conn < 0)
+			return;
+		r = d->n < d->max_rings ? calloc(1, sizeof(*r)) : NULL;
+		if (!r) {
+			answer(conn, d->n < d->max_rings ? ENOMEM : EBUSY);
+			close(conn);
+			d->done.refused++;
+			continue;
+		}
+		*r = (struct ring){ .d = d, .conn = conn, .pidfd = -1, .hello_deadline = now_ns() + HELLO_NS,
+				    .conn_tag = { TAG_CONN, r }, .pid_tag = { TAG_PIDFD, r } };
+		if (watch(d, conn, &r->conn_tag)) {
+			free_ring(r);
+			continue;
+		}
+		d->rings[d->n++] = r;
+	}
+}
+
+static bool port_used(const struct drain *d, uint32_t port)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->rings[i]->live && d->rings[i]->pub.port == port)
+			return true;
+	return false;
+}
+
+/* The ring keeps the number a drainer gave it before, so that its lines keep
+ * their source across drainer restarts, unless another ring has it now. */
+static uint16_t next_port(struct drain *d)
+{
+	uint16_t port = d->next_port;
+
+	d->next_port = port == 65535 ? 1 : port + 1;
+	return port;
+}
+
+/* A new ring gets the next number not taken: numbers are not given again
+ * soon, so that a collector does not take a new producer for an old one. */
+static uint16_t pick_port(struct drain *d, uint32_t asked)
+{
+	uint16_t port;
+
+	if (asked >= 1 && asked <= 65535 && !port_used(d, asked))
+		return (uint16_t)asked;
+	do
+		port = next_port(d);
+	while (port_used(d, port));
+	return port;
+}
+
+static bool same_ring_held(const struct drain *d, const struct ring *r)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->rings[i] != r && d->rings[i]->live && d->rings[i]->dev == r->dev &&
+		    d->rings[i]->ino == r->ino)
+			return true;
+	return false;
+}
+
+/* Check the memfd before mapping it: sealed against shrinking (or a producer
+ * could cut pages from under the drainer, which would fault), of the size the
+ * hello says, and not a ring held already. */
+static int map_ring(struct ring *r, int fd, const struct shmring_hello *hello)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+	struct stat st;
+
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return EPERM;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != hello->total_len ||
+	    hello->total_len > shmring_total_len(SHMRING_DATA_MAX) || hello->total_len < SHMRING_PAGE)
+		return EINVAL;
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
+	if (same_ring_held(r->d, r))
+		return EEXIST;
+	r->mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r->mem == MAP_FAILED) {
+		r->mem = NULL;
+		return errno;
+	}
+	r->len = (size_t)st.st_size;
+	return shmring_attach(&r->pub.rd, r->mem, r->len) == SHMRING_OK ? 0 : EINVAL;
+}
+
+/* The producer, followed by a pidfd.  If it died between its offer and now,
+ * its end of the connection is already closed: the ring then ends at once
+ * rather than follow whichever process got the number since. */
+static int follow_producer(struct ring *r)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct pollfd pfd = { .fd = r->conn, .events = POLLRDHUP };
+
+	if (getsockopt(r->conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0)
+		return EPROTO;
+	r->pub.pid = cred.pid;
+	r->pub.uid = cred.uid;
+	r->pidfd = pidfd_open(cred.pid, 0);
+	if (r->pidfd < 0)
+		return errno;
+	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP)))
+		r->hup = r->dead = true;
+	return 0;
+}
+
+/* One message: the hello and exactly one descriptor. */
+static int take_hello(struct ring *r)
+{
+	union {
+		char buf[CMSG_SPACE(HELLO_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct shmring_hello hello;
+	struct iovec iov = { &hello, sizeof(hello) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
+	int fds[HELLO_FDS], nfds = 0, err;
+	ssize_t n = recvmsg(r->conn, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -EAGAIN;
+	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) && nfds < HELLO_FDS; k++)
+			memcpy(&fds[nfds++], CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+	}
+	if (n != sizeof(hello) || nfds != 1 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    hello.magic != SHMRING_MAGIC || hello.version != SHMRING_VERSION)
+		err = EPROTO;
+	else
+		err = map_ring(r, fds[0], &hello);
+	for (int k = 0; k < nfds; k++)
+		close(fds[k]);
+	return err ? -err : 0;
+}
+
+static void take_offer(struct drain *d, struct ring *r)
+{
+	struct shmring_header *h = r->pub.rd.hdr_rw;
+	int err = -take_hello(r);
+
+	if (err == EAGAIN)
+		return;
+	if (!err)
+		err = follow_producer(r);
+	if (!err && watch(d, r->pidfd, &r->pid_tag))
+		err = errno;
+	if (!err) {
+		h = r->pub.rd.hdr_rw;
+		r->pub.port = pick_port(d, atomic_load_explicit(&h->port, memory_order_relaxed));
+		r->drops_counted = atomic_load_explicit(&h->drops_seen, memory_order_relaxed);
+		if (d->hooks.attach)
+			err = -d->hooks.attach(d->hooks.ctx, &r->pub);
+	}
+	if (err) {
+		answer(r->conn, err);
+		d->done.refused++;
+		remove_ring(d, r);
+		return;
+	}
+	atomic_store_explicit(&h->port, r->pub.port, memory_order_relaxed);
+	r->live = true;
+	d->done.attached++;
+	answer(r->conn, 0);
+}
+
+/* The producer's end: it sends nothing after its hello, so anything readable
+ * is the end (or bytes from a confused one, read away). */
+static void conn_event(struct ring *r)
+{
+	char buf[64];
+	ssize_t n = recv(r->conn, buf, sizeof(buf), MSG_DONTWAIT);
+
+	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+		return;
+	r->hup = true;
+	epoll_ctl(r->d->ep, EPOLL_CTL_DEL, r->conn, NULL);
+}
+
+static void expire_hellos(struct drain *d)
+{
+	uint64_t now = now_ns();
+
+	for (size_t i = 0; i < d->n;) {
+		if (!d->rings[i]->live && now > d->rings[i]->hello_deadline) {
+			d->done.refused++;
+			remove_at(d, i);
+		} else {
+			i++;
+		}
+	}
+}
+
+/* Poll fast while lines come, back off while they do not; drop connections
+ * that never said hello. */
+static void next_tick(struct drain *d)
+{
+	set_tick(d, d->found ? TICK_MIN_NS : d->tick_ns * 2 > TICK_MAX_NS ? TICK_MAX_NS : d->tick_ns * 2);
+	d->found = false;
+	expire_hellos(d);
+}
+
+void drain_events(struct drain *d)
+{
+	struct epoll_event evs[EVENTS_BATCH];
+	int n = epoll_wait(d->ep, evs, EVENTS_BATCH, 0);
+
+	for (int i = 0; i < n; i++) {
+		struct tag *t = evs[i].data.ptr;
+		uint64_t ticks;
+
+		switch (t->kind) {
+		case TAG_LISTEN:
+			accept_all(d);
+			break;
+		case TAG_TIMER:
+			if (read(d->timer_fd, &ticks, sizeof(ticks)) == sizeof(ticks))
+				next_tick(d);
+			break;
+		case TAG_CONN:
+			if (t->r->live)
+				conn_event(t->r);
+			else
+				take_offer(d, t->r);
+			break;
+		case TAG_PIDFD:
+			t->r->dead = true;
+			epoll_ctl(d->ep, EPOLL_CTL_DEL, t->r->pidfd, NULL);
+			break;
+		}
+	}
+}
+
+/* ---- reading ---- */
+
+/* Over: its producer is gone (died, or closed its sender) and no process
+ * holds the ring's connection any more, so no line can still be published. */
+static bool ring_over(const struct ring *r)
+{
+	return r->hup && (r->dead || (atomic_load_explicit(&r->pub.rd.hdr->state, memory_order_acquire) &
+				      SHMRING_CLOSED));
+}
+
+/* A slot reserved and not published: skipped at once when nobody can
+ * publish it any more, or once it has waited abandon_ns. */
+static bool skip_now(struct ring *r, bool over, uint64_t now)
+{
+	return over || (r->pending && r->pending_idx == r->pub.rd.cur.idx &&
+			now - r->pending_since >= r->d->abandon_ns);
+}
+
+static void note_pending(struct ring *r, uint64_t now)
+{
+	if (!r->pending || r->pending_idx != r->pub.rd.cur.idx) {
+		r->pending = true;
+		r->pending_idx = r->pub.rd.cur.idx;
+		r->pending_since = now;
+	}
+}
+
+/* Read one ring until it is empty, its next slot is pending, the user cannot
+ * take a line, or \a budget lines.  \returns lines taken; *finished when the
+ * ring is over and read to its end, or broken. */
+static size_t read_ring(struct ring *r, size_t budget, drain_line_cb cb, void *ctx, uint64_t now,
+			bool *finished)
+{
+	bool over = ring_over(r);
+	struct shmring_line line;
+	size_t taken = 0;
+
+	while (taken < budget) {
+		struct shmring_cursor before = r->pub.rd.cur;
+
+		switch (shmring_read(&r->pub.rd, &line, skip_now(r, over, now))) {
+		case SHMRING_LINE:
+			r->pub.line_start = before;
+			if (!cb(ctx, &r->pub, &line)) {
+				r->pub.rd.cur = before;
+				return taken;
+			}
+			r->pending = false;
+			r->pub.lines++;
+			taken++;
+			break;
+		case SHMRING_EMPTY:
+			r->pending = false;
+			*finished = over;
+			return taken;
+		case SHMRING_PENDING:
+			note_pending(r, now);
+			return taken;
+		case SHMRING_BROKEN:
+			r->broken = *finished = true;
+			return taken;
+		}
+	}
+	return taken;
+}
+
+/* What the producer dropped since it was last counted (by us, or by the
+ * drainer before us, which noted it in the ring). */
+static void count_drops(struct ring *r)
+{
+	struct shmring_header *h = r->pub.rd.hdr_rw;
+	uint64_t dropped = atomic_load_explicit(&h->dropped, memory_order_relaxed);
+
+	/* A count that goes backwards is the producer's nonsense: start again from it. */
+	if (dropped - r->drops_counted < (1ull << 62))
+		r->pub.ring_drops += dropped - r->drops_counted;
+	r->drops_counted = dropped;
+	atomic_store_explicit(&h->drops_seen, dropped, memory_order_relaxed);
+}
+
+static void add_counts(struct drain_counts *c, const struct ring *r)
+{
+	c->lines += r->pub.lines;
+	c->ring_drops += r->pub.ring_drops;
+	c->abandoned += r->pub.rd.cur.abandoned;
+	c->corrupt += r->pub.rd.cur.corrupt;
+}
+
+/* A finished ring: its last lines released, its counts kept, its mapping let go. */
+static void finish_ring(struct drain *d, size_t i)
+{
+	struct ring *r = d->rings[i];
+
+	if (!r->broken) {
+		shmring_release(&r->pub.rd);
+		count_drops(r);
+		d->done.ended++;
+	} else {
+		d->done.broken++;
+	}
+	add_counts(&d->done, r);
+	remove_at(d, i);
+}
+
+/* A ring read to its end stays until the next release: its last lines may
+ * still be in the user's hands (an output's batch, a send). */
+size_t drain_read(struct drain *d, size_t max, drain_line_cb cb, void *ctx)
+{
+	uint64_t now = now_ns();
+	size_t taken = 0, start = d->next;
+
+	for (size_t k = 0; k < d->n && taken < max; k++) {
+		struct ring *r = d->rings[(start + k) % d->n];
+
+		if (r->live && !r->finished)
+			taken += read_ring(r, max - taken, cb, ctx, now, &r->finished);
+	}
+	if (d->n)
+		d->next = (start + 1) % d->n;
+	d->found |= taken > 0;
+	return taken;
+}
+
+void drain_release(struct drain *d)
+{
+	for (size_t i = 0; i < d->n;) {
+		struct ring *r = d->rings[i];
+
+		if (r->live && r->finished) {
+			finish_ring(d, i);	/* the last ring moves into slot i */
+			continue;
+		}
+		if (r->live) {
+			shmring_release(&r->pub.rd);
+			count_drops(r);
+		}
+		i++;
+	}
+}
+
+struct shmring_cursor drain_cursor(const struct drain_ring *r)
+{
+	return r->rd.cur;
+}
+
+void drain_rewind(struct drain_ring *r, const struct shmring_cursor *c)
+{
+	r->rd.cur = *c;
+	((struct ring *)r)->finished = false;	/* its end is to be read again */
+}
+
+void drain_counts(const struct drain *d, struct drain_counts *out)
+{
+	*out = d->done;
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->rings[i]->live) {
+			add_counts(out, d->rings[i]);
+			out->rings++;
+		}
+	}
+}
+
+void drain_foreach(const struct drain *d, void (*cb)(const struct drain_ring *r, void *arg), void *arg)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->rings[i]->live)
+			cb(&d->rings[i]->pub, arg);
+}
+
+void drain_close(struct drain *d)
+{
+	if (!d)
+		return;
+	drain_release(d);
+	while (d->n)
+		remove_at(d, d->n - 1);
+	if (d->listen_fd >= 0)
+		close(d->listen_fd);
+	if (d->bound)
+		unlink(d->path);
+	if (d->timer_fd >= 0)
+		close(d->timer_fd);
+	if (d->ep >= 0)
+		close(d->ep);
+	free(d->rings);
+	free(d);
+}

@@ -1,0 +1,114 @@
+/* drain.h: the drainer's side of deferred mode: take rings from local programs, follow their lives, read their lines; shared by gsmtap-logd --shm and gsmtap-log-agent. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shmring.h"
+
+/* Defaults of struct drain_config. */
+#define DRAIN_RINGS_MAX		256
+#define DRAIN_ABANDON_NS	1000000000ull	/* a slot unpublished for 1 s is skipped */
+#define DRAIN_ERR_MAX		512
+
+/*
+ * A drain listens on a Unix socket (SOCK_SEQPACKET) for producers offering
+ * their rings (shmring.h: the rendezvous), checks each ring before mapping
+ * it, and follows each producer by its pidfd and its connection: a ring ends
+ * when its producer has died or closed it and no process holds its
+ * connection any more (a child it forked shares the ring), and is then read
+ * to its last published line.  Lines are read by polling: the producers make
+ * no system call, so nothing wakes the drainer but a timer.
+ *
+ * Everything is driven from one descriptor, drain_fd(), an epoll set the
+ * caller waits on with its own; nothing here blocks.
+ */
+
+struct drain;
+
+/*! One attached ring, as the drainer's user sees it. */
+struct drain_ring {
+	struct shmring_reader rd;	/*!< ident, cursor and the mapped ring */
+	uint16_t port;			/*!< the ring's number: its lines' source port */
+	pid_t pid;			/*!< the producer, from SO_PEERCRED */
+	uid_t uid;
+	uint64_t lines;			/*!< lines read from it */
+	uint64_t ring_drops;		/*!< lines its producer dropped (ring full), since some drainer last counted */
+	struct shmring_cursor line_start;	/*!< during drain_line_cb: the cursor before the line */
+	void *user;			/*!< the user's per-ring state (the agent's socket) */
+};
+
+/*! What a drain has done, summed over every ring it ever held. */
+struct drain_counts {
+	uint64_t attached;	/*!< rings taken */
+	uint64_t refused;	/*!< offers refused: bad ring, too many, not allowed */
+	uint64_t ended;		/*!< rings read to their end after their producer went */
+	uint64_t broken;	/*!< rings given up because they broke the layout */
+	uint64_t lines;		/*!< lines read */
+	uint64_t ring_drops;	/*!< lines producers dropped because their ring was full */
+	uint64_t abandoned;	/*!< slots skipped unpublished (a producer killed mid-line, or too slow) */
+	uint64_t corrupt;	/*!< records that broke the layout, skipped */
+	size_t rings;		/*!< rings held now */
+};
+
+/*! What the user does when a ring comes and goes (either may be NULL). */
+struct drain_hooks {
+	/*! A ring was taken: set up r->user.  \returns 0, or -errno to refuse the ring */
+	int (*attach)(void *ctx, struct drain_ring *r);
+	/*! The ring is let go (ended, broken, or the drain closes). */
+	void (*detach)(void *ctx, struct drain_ring *r);
+	void *ctx;
+};
+
+struct drain_config {
+	const char *path;		/*!< the socket to listen on */
+	unsigned int max_rings;		/*!< 0: DRAIN_RINGS_MAX */
+	uint64_t abandon_ns;		/*!< 0: DRAIN_ABANDON_NS */
+	struct drain_hooks hooks;
+};
+
+/*! Listen on cfg->path (an old socket file there is replaced; its directory is
+ *  created 0755 if missing; the socket is 0666: any local user may offer a
+ *  ring, as any may write to /dev/log).  \returns NULL with the reason in
+ *  \a err (DRAIN_ERR_MAX bytes) and errno set */
+struct drain *drain_open(const struct drain_config *cfg, char *err);
+
+/*! An epoll descriptor: readable when drain_events() has something to do. */
+int drain_fd(const struct drain *d);
+
+/*! Take new producers, notice deaths and hang-ups, consume the timer.  Never blocks. */
+void drain_events(struct drain *d);
+
+/*! Take one line: \returns false when it cannot be taken now (the ring's
+ *  cursor then stays before it and the drain goes on with the next ring). */
+typedef bool (*drain_line_cb)(void *ctx, struct drain_ring *r, const struct shmring_line *line);
+
+/*! Read up to \a max lines from the rings, round robin.  Rings whose
+ *  producer has gone are read to their end, and let go at the next
+ *  drain_release().  \returns lines taken */
+size_t drain_read(struct drain *d, size_t max, drain_line_cb cb, void *ctx);
+
+/*! Give every ring's read lines back to its producer: after the user has
+ *  written them out (the collector), or sent them (the agent).  Rings read to
+ *  their end are let go here. */
+void drain_release(struct drain *d);
+
+/*! A ring's cursor, to read its lines again after a send that could not take
+ *  them all (drain_rewind()). */
+struct shmring_cursor drain_cursor(const struct drain_ring *r);
+void drain_rewind(struct drain_ring *r, const struct shmring_cursor *c);
+
+void drain_counts(const struct drain *d, struct drain_counts *out);
+
+/*! Call \a cb with each ring held. */
+void drain_foreach(const struct drain *d, void (*cb)(const struct drain_ring *r, void *arg), void *arg);
+
+/*! The socket's path, as given. */
+const char *drain_path(const struct drain *d);
+
+/*! Let every ring go, with what was read released (producers keep the rest
+ *  for the next drainer), and remove the socket file.  NULL is allowed. */
+void drain_close(struct drain *d);

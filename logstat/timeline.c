@@ -1,0 +1,244 @@
+/* timeline.c: several pcap and pcapng files read as one timeline: every section, link layer, IP fragments, the capture filter. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "pcapread.h"
+#include "timeline.h"
+
+/* Pages behind the reader are given back in steps of this many bytes, so that a
+ * large file does not stay resident. */
+#define RELEASE_STEP	(64u << 20)
+/* How often, in packets, the progress callback is called. */
+#define PROGRESS_EVERY	65536
+
+struct tfile {
+	const char *path;
+	const uint8_t *map;
+	size_t size, pos, released;
+	struct pcapread rd;
+	struct decode *decode;
+	struct pcapread_packet pkt;	/*!< the next packet, when pending */
+	bool pending, done;
+};
+
+struct timeline {
+	struct tfile *f;
+	size_t n;
+	uint64_t total;			/*!< bytes in all files */
+	uint64_t datagrams;
+	char error[4096];
+};
+
+static void say(struct timeline *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct timeline *t, const char *fmt, ...)
+{
+	size_t used = strlen(t->error);
+	va_list ap;
+
+	if (used + 2 >= sizeof(t->error))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->error + used, sizeof(t->error) - used - 1, fmt, ap);
+	va_end(ap);
+	strcat(t->error, "\n");
+}
+
+static int map_file(struct tfile *f, char *err, size_t errlen)
+{
+	struct stat sb;
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &sb)) {
+		snprintf(err, errlen, "cannot read %s: %s", f->path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "cannot read %s: not a regular file", f->path);
+		goto fail;
+	}
+	if (sb.st_size == 0) {
+		snprintf(err, errlen, "cannot read %s: the file is empty", f->path);
+		goto fail;
+	}
+	f->size = (size_t)sb.st_size;
+	f->map = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (f->map == MAP_FAILED) {
+		f->map = NULL;
+		snprintf(err, errlen, "cannot map %s: %s", f->path, strerror(errno));
+		goto fail;
+	}
+	madvise((void *)f->map, f->size, MADV_SEQUENTIAL);
+	close(fd);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Find the file's next packet; at its end or on damage the file is done. */
+static void advance(struct timeline *t, struct tfile *f)
+{
+	size_t used;
+
+	f->pending = false;
+	while (!f->done) {
+		switch (pcapread_next(&f->rd, f->map + f->pos, f->size - f->pos, &used, &f->pkt)) {
+		case PCAPREAD_PACKET:
+			f->pos += used;
+			f->pending = true;
+			return;
+		case PCAPREAD_OTHER:
+			f->pos += used;
+			continue;
+		case PCAPREAD_BAD:
+			say(t, "%s: damaged after %llu packets: %s", f->path,
+			    (unsigned long long)f->rd.packets, f->rd.why);
+			break;
+		case PCAPREAD_MORE:
+			if (f->pos < f->size)
+				say(t, "%s: cut short after %llu packets: its last record needs %zu bytes, %zu are there",
+				    f->path, (unsigned long long)f->rd.packets, used, f->size - f->pos);
+			break;
+		}
+		f->done = true;
+		decode_finish(f->decode);
+	}
+}
+
+struct timeline *timeline_open(char *const *paths, size_t n, const char *filter, char *err, size_t errlen)
+{
+	struct timeline *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->f = calloc(n, sizeof(*t->f)))) {
+		snprintf(err, errlen, "out of memory");
+		free(t);
+		return NULL;
+	}
+	t->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct tfile *f = &t->f[i];
+		struct pcapread probe = { 0 };
+		struct pcapread_packet pkt;
+		size_t used;
+
+		f->path = paths[i];
+		if (map_file(f, err, errlen))
+			goto fail;
+		if (pcapread_next(&probe, f->map, f->size, &used, &pkt) == PCAPREAD_BAD) {
+			snprintf(err, errlen, "cannot read %s: %s", f->path, probe.why);
+			goto fail;
+		}
+		f->decode = decode_new(filter, err, errlen);
+		if (!f->decode)
+			goto fail;
+		t->total += f->size;
+	}
+	return t;
+fail:
+	timeline_free(t);
+	return NULL;
+}
+
+/* The file whose pending packet was captured first; ties go to the earlier file. */
+static struct tfile *oldest(struct timeline *t)
+{
+	struct tfile *best = NULL;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct tfile *f = &t->f[i];
+
+		if (f->pending && (!best || f->pkt.ts_ns < best->pkt.ts_ns))
+			best = f;
+	}
+	return best;
+}
+
+static void release_behind(struct tfile *f)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t upto = f->pos / page * page;
+
+	if (upto - f->released < RELEASE_STEP)
+		return;
+	madvise((void *)(f->map + f->released), upto - f->released, MADV_DONTNEED);
+	f->released = upto;
+}
+
+int timeline_run(struct timeline *t, rx_deliver_cb cb, void *ctx, timeline_progress_cb progress, void *pctx)
+{
+	struct tfile *f;
+	uint64_t packets = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		advance(t, &t->f[i]);
+	while ((f = oldest(t))) {
+		int rc = decode_frame(f->decode, pcapread_dlt(f->pkt.linktype), f->pkt.ts_ns,
+				      f->pkt.data, f->pkt.caplen, false, cb, ctx);
+
+		if (rc < 0) {
+			say(t, "%s: %s", f->path, decode_error(f->decode));
+			f->done = true;
+			f->pending = false;
+			decode_finish(f->decode);
+			continue;
+		}
+		t->datagrams += (uint64_t)rc;
+		advance(t, f);
+		if (++packets % PROGRESS_EVERY == 0) {
+			release_behind(f);
+			if (progress) {
+				uint64_t done = 0;
+
+				for (size_t i = 0; i < t->n; i++)
+					done += t->f[i].pos;
+				progress(pctx, done, t->total, t->datagrams);
+			}
+		}
+	}
+	if (progress)
+		progress(pctx, t->total, t->total, t->datagrams);
+	return t->error[0] ? -1 : 0;
+}
+
+const char *timeline_error(const struct timeline *t)
+{
+	return t->error;
+}
+
+void timeline_counts(const struct timeline *t, uint64_t *datagrams, uint64_t *frames, uint64_t *skipped)
+{
+	*datagrams = t->datagrams;
+	*frames = *skipped = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct decode_stats ds;
+
+		decode_stats(t->f[i].decode, &ds);
+		*frames += ds.frames;
+		*skipped += ds.not_udp + ds.truncated + ds.frag.incomplete;
+	}
+}
+
+void timeline_free(struct timeline *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->f[i].map)
+			munmap((void *)t->f[i].map, t->f[i].size);
+		decode_free(t->f[i].decode);
+	}
+	free(t->f);
+	free(t);
+}

@@ -1,0 +1,53 @@
+/* osmo.h: a libosmocore log target whose output is libgsmtaplog: one non-blocking sendmsg() per line. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef GSMTAPLOG_OSMO_H
+#define GSMTAPLOG_OSMO_H
+
+#include <gsmtaplog/gsmtaplog.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct log_target;
+
+/*
+ * A drop-in for libosmocore's log_target_create_gsmtap(): the same datagrams
+ * (GSMTAP type 0x10, the category name without its leading 'D', the thread
+ * id as pid, each LOGPC fragment a datagram of its own), plus a sequence
+ * number per target, and none of that target's faults: no allocation per
+ * line, never blocks (a line that cannot be sent at once is dropped and
+ * counted), an ICMP "port unreachable" does not eat a line, and no sink
+ * socket is bound to HOST:4729.
+ *
+ * The target is a LOG_TGT_TYPE_GSMTAP target with tgt_gsmtap.hostname and
+ * .ident filled, so log_target_find(), the VTY's `show running-config` and
+ * `no log gsmtap HOST` treat it as libosmocore's own.  Its
+ * tgt_gsmtap.gsmtap_inst is owned by the target and has no usable fd; do
+ * not send through it.  Filters, levels and categories are libosmocore's.
+ *
+ * Thread-safe as far as libosmocore's logging is (see log_enable_multithread()).
+ * After fork() the child's first line opens a socket of its own, so parent
+ * and child are two streams, each numbered 1, 2, ...
+ */
+
+/*! Create the target; add it with log_add_target(), free it with log_target_destroy().
+ *  log_init() must have been called.
+ *  \param[in] host   IPv4 or IPv6 literal, or a name (resolved here, once)
+ *  \param[in] port   service or number; NULL means "4729"
+ *  \param[in] ident  process name in every line (at most 15 bytes are sent);
+ *                    NULL means program_invocation_short_name
+ *  \returns a target, or NULL with errno set (as gsmtaplog_open(), or ENOMEM);
+ *           nothing is left allocated on failure */
+struct log_target *gsmtaplog_osmo_target_create(const char *host, const char *port, const char *ident);
+
+/*! Copy the counters of a target made by gsmtaplog_osmo_target_create() (or by
+ *  the LD_PRELOAD shim), after collecting a pending ICMP report
+ *  (gsmtaplog_collect_errors()).  After fork() they count the child's lines only.
+ *  \returns 0, or -EINVAL when \a target is not such a target */
+int gsmtaplog_osmo_target_stats(struct log_target *target, struct gsmtaplog_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,217 @@
+/* target.c: the libosmocore log target whose output callback is one libgsmtaplog send per line. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <talloc.h>
+#include <osmocom/core/gsmtap_util.h>
+#include <osmocom/core/logging.h>
+
+#include <gsmtaplog/osmo.h>
+
+#ifdef GSMTAPLOG_OSMO_WEAK
+#include "weak.h"
+#endif
+
+/*
+ * The target's tgt_gsmtap.gsmtap_inst points at this struct, whose first
+ * member is a struct gsmtap_inst.  log_target_destroy() hands it to
+ * gsmtap_source_free(), which closes gti.wq.bfd.fd (-1 here: nothing) and
+ * talloc_free()s it; the talloc destructor then closes the senders.  It is a
+ * talloc child of the target, so a bare talloc_free(target) frees it too.
+ */
+struct osmo_sink {
+	struct gsmtap_inst gti;			/*!< must stay first: see above */
+	_Atomic(struct gsmtaplog *) sender;	/*!< the socket of this process */
+	struct gsmtaplog *inherited;		/*!< the parent's, after fork(); closed with this */
+	atomic_uint generation;			/*!< fork_generation that sender was opened in */
+	const char *peer_host, *peer_port;	/*!< numeric: a reopen never waits for DNS */
+	const char *hostname, *ident;		/*!< what tgt_gsmtap shows */
+	char strings[];				/*!< the four strings above */
+};
+
+/* Bumped in each forked child, so that a target sees its first line there. */
+static atomic_uint fork_generation;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void forked_cb(void)
+{
+	atomic_fetch_add_explicit(&fork_generation, 1, memory_order_relaxed);
+}
+
+static void register_atfork_cb(void)
+{
+	pthread_atfork(NULL, NULL, forked_cb);
+}
+
+/*
+ * A child shares its parent's socket and has a copy of its sequence counter:
+ * two processes would send the same numbers from one source port.  So the
+ * first line in a child opens a socket of its own, and the child becomes a
+ * new stream.  One thread claims the reopen; another logging at that moment
+ * uses the inherited sender once more.  The sender this replaces is kept
+ * until the target is destroyed, since such a thread may still hold it; the
+ * one it replaced before (a grandparent's) can no longer be in use here.
+ */
+static void reopen(struct osmo_sink *sk)
+{
+	struct gsmtaplog *fresh = gsmtaplog_open(sk->peer_host, sk->peer_port, sk->ident);
+
+	if (!fresh)
+		return;	/* no socket left: the inherited one still sends */
+	gsmtaplog_close(sk->inherited);
+	sk->inherited = atomic_exchange_explicit(&sk->sender, fresh, memory_order_acq_rel);
+}
+
+static struct gsmtaplog *sender_of(struct osmo_sink *sk)
+{
+	unsigned int now = atomic_load_explicit(&fork_generation, memory_order_relaxed);
+	unsigned int mine = atomic_load_explicit(&sk->generation, memory_order_relaxed);
+
+	if (__builtin_expect(mine != now, 0) &&
+	    atomic_compare_exchange_strong_explicit(&sk->generation, &mine, now,
+						    memory_order_acq_rel, memory_order_relaxed))
+		reopen(sk);
+	return atomic_load_explicit(&sk->sender, memory_order_acquire);
+}
+
+/* libosmocore calls this for each line that passed the target's filters.  As
+ * its own gsmtap target does: the category name without its leading 'D', and
+ * a LOGPC fragment (cont) is a datagram of its own.  The text is formatted on
+ * the stack; one byte more than fits tells the library to cut and count. */
+static void output_cb(struct log_target *target, int subsys, unsigned int level,
+		      const char *file, int line, int cont, const char *format, va_list ap)
+{
+	struct osmo_sink *sk = (struct osmo_sink *)target->tgt_gsmtap.gsmtap_inst;
+	const char *name = log_category_name(subsys);
+	char text[GSMTAPLOG_TEXT_MAX + 1];
+	int n;
+
+	(void)cont;
+	n = vsnprintf(text, sizeof(text), format, ap);
+	if (n < 0)
+		return;	/* a bad format: libosmocore's own target sends nothing either */
+	gsmtaplog_send(sender_of(sk), (int)level, name && name[0] ? name + 1 : NULL, file,
+		       (unsigned int)line, text, (size_t)n < sizeof(text) ? (size_t)n : sizeof(text));
+}
+
+static int sink_free_cb(struct osmo_sink *sk)
+{
+	gsmtaplog_close(atomic_load_explicit(&sk->sender, memory_order_relaxed));
+	gsmtaplog_close(sk->inherited);
+	return 0;
+}
+
+/* The address the socket is connected to, as numbers. */
+static int numeric_peer(int fd, char host[NI_MAXHOST], char port[NI_MAXSERV])
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int rc;
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len))
+		return -errno;
+	rc = getnameinfo((struct sockaddr *)&ss, len, host, NI_MAXHOST, port, NI_MAXSERV,
+			 NI_NUMERICHOST | NI_NUMERICSERV);
+	return rc ? -EINVAL : 0;
+}
+
+/* Copy \a s into the sink's string area at *at, and advance it. */
+static const char *keep(char **at, const char *s)
+{
+	const char *copy = *at;
+	size_t n = strlen(s) + 1;
+
+	memcpy(*at, s, n);
+	*at += n;
+	return copy;
+}
+
+/* The sink as a talloc child of \a target, owning \a sender from here on. */
+static struct osmo_sink *sink_create(struct log_target *target, struct gsmtaplog *sender,
+				     const char *hostname, const char *ident)
+{
+	char host[NI_MAXHOST], port[NI_MAXSERV], *at;
+	struct osmo_sink *sk;
+	size_t size;
+	int rc = numeric_peer(gsmtaplog_fd(sender), host, port);
+
+	if (rc) {
+		gsmtaplog_close(sender);
+		errno = -rc;
+		return NULL;
+	}
+	size = sizeof(*sk) + strlen(host) + strlen(port) + strlen(hostname) + strlen(ident) + 4;
+	sk = talloc_named_const(target, size, "gsmtaplog_osmo_sink");
+	if (!sk) {
+		gsmtaplog_close(sender);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(sk, 0, size);
+	sk->gti.ofd_wq_mode = 0;	/* gsmtap_source_free() then only closes ... */
+	sk->gti.wq.bfd.fd = -1;		/* ... this, which is no descriptor */
+	sk->gti.sink_ofd.fd = -1;
+	atomic_init(&sk->sender, sender);
+	atomic_init(&sk->generation, atomic_load(&fork_generation));
+	at = sk->strings;
+	sk->peer_host = keep(&at, host);
+	sk->peer_port = keep(&at, port);
+	sk->hostname = keep(&at, hostname);
+	sk->ident = keep(&at, ident);
+	talloc_set_destructor(sk, sink_free_cb);
+	return sk;
+}
+
+struct log_target *gsmtaplog_osmo_target_create(const char *host, const char *port, const char *ident)
+{
+	struct log_target *target;
+	struct gsmtaplog *sender;
+	struct osmo_sink *sk;
+
+	if (!ident)
+		ident = program_invocation_short_name;
+	sender = gsmtaplog_open(host, port, ident);
+	if (!sender)
+		return NULL;
+	target = log_target_create();
+	if (!target) {
+		gsmtaplog_close(sender);
+		errno = ENOMEM;
+		return NULL;
+	}
+	sk = sink_create(target, sender, host, ident);
+	if (!sk) {
+		int err = errno;
+
+		log_target_destroy(target);	/* its type is still 0: it frees only itself */
+		errno = err;
+		return NULL;
+	}
+	pthread_once(&atfork_once, register_atfork_cb);
+	target->type = LOG_TGT_TYPE_GSMTAP;
+	target->tgt_gsmtap.gsmtap_inst = &sk->gti;
+	target->tgt_gsmtap.hostname = sk->hostname;
+	target->tgt_gsmtap.ident = sk->ident;
+	target->raw_output = output_cb;
+	return target;
+}
+
+int gsmtaplog_osmo_target_stats(struct log_target *target, struct gsmtaplog_stats *out)
+{
+	struct gsmtaplog *sender;
+
+	if (!target || target->raw_output != output_cb)
+		return -EINVAL;
+	sender = atomic_load(&((struct osmo_sink *)target->tgt_gsmtap.gsmtap_inst)->sender);
+	gsmtaplog_collect_errors(sender);
+	gsmtaplog_stats(sender, out);
+	return 0;
+}

@@ -1,0 +1,164 @@
+/* in_shm.c: the shared-memory input (--shm): lines of local programs in deferred mode, taken from their rings with no UDP at all. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drain.h"
+#include "input.h"
+#include "wire.h"
+
+/* Lines delivered per read. */
+#define SHM_BATCH	256
+
+/*
+ * Each ring's lines become datagrams as the producer would have sent them
+ * (the same 100-byte prefix and text, the same sequence numbers), from a
+ * source that names the ring: 127.0.0.1, port = the ring's number, which the
+ * ring keeps across restarts of the collector.  The stream table thus keeps
+ * one stream per ring, and the pcapng shows loopback traffic to port 4729,
+ * which is what the lines would have been without the ring.  The receive
+ * time is when the collector took the line from the ring.
+ */
+
+struct in_shm {
+	struct input in;
+	struct drain *drain;
+	uint64_t delivered;
+	int last_error;
+	/* The batch being delivered: */
+	rx_deliver_cb cb;
+	void *cb_ctx;
+	struct timespec now;
+	uint8_t datagram[WIRE_DATAGRAM_MAX];	/*!< one at a time: a record lives only during cb */
+};
+
+static void loopback(struct sockaddr_storage *ss, uint16_t port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin->sin_port = htons(port);
+}
+
+/* The text is copied once out of the ring, so that what the outputs see
+ * cannot change under them. */
+static bool line_cb(void *ctx, struct drain_ring *ring, const struct shmring_line *line)
+{
+	struct in_shm *s = ctx;
+	struct rx_record r = { .rx_time = s->now, .data = s->datagram };
+	struct wire_log log;
+
+	shmring_line_to_wire(&ring->rd, line, &log);
+	wire_encode_prefix(s->datagram, &log);
+	memcpy(s->datagram + WIRE_PREFIX_LEN, line->text, line->rec.text_len);
+	r.len = WIRE_PREFIX_LEN + line->rec.text_len;
+	loopback(&r.src, ring->port);
+	loopback(&r.dst, WIRE_PORT);
+	s->cb(s->cb_ctx, &r);
+	return true;
+}
+
+static int shm_read(struct input *in, rx_deliver_cb cb, void *ctx)
+{
+	struct in_shm *s = (struct in_shm *)in;
+	size_t n;
+
+	drain_events(s->drain);
+	s->cb = cb;
+	s->cb_ctx = ctx;
+	clock_gettime(CLOCK_REALTIME, &s->now);
+	n = drain_read(s->drain, SHM_BATCH, line_cb, s);
+	s->delivered += n;
+	return (int)n;
+}
+
+/* A loop turn starts after the outputs wrote the last one's records: only
+ * now are the lines read then given back to their producers, so that a
+ * collector killed before writing them leaves them for the next. */
+static void shm_refresh(struct input *in)
+{
+	drain_release(((struct in_shm *)in)->drain);
+}
+
+static void shm_stats(const struct input *in, struct input_stats *out)
+{
+	const struct in_shm *s = (const struct in_shm *)in;
+	struct drain_counts c;
+
+	drain_counts(s->drain, &c);
+	*out = (struct input_stats){ .delivered = s->delivered, .kernel_drops = c.ring_drops,
+				     .lost = c.abandoned + c.corrupt };
+}
+
+static void shm_describe(const struct input *in, char *buf, size_t room)
+{
+	snprintf(buf, room, "listening for deferred-mode rings on %s (their lines come from 127.0.0.1:N, "
+		 "N the ring's number)", in->name);
+}
+
+static void shm_figures(const struct input *in, char *buf, size_t room)
+{
+	struct drain_counts c;
+
+	drain_counts(((const struct in_shm *)in)->drain, &c);
+	snprintf(buf, room, " rings=%zu attached=%llu ended=%llu refused=%llu broken=%llu "
+		 "ring_drops=%llu abandoned=%llu corrupt=%llu",
+		 c.rings, (unsigned long long)c.attached, (unsigned long long)c.ended,
+		 (unsigned long long)c.refused, (unsigned long long)c.broken,
+		 (unsigned long long)c.ring_drops, (unsigned long long)c.abandoned,
+		 (unsigned long long)c.corrupt);
+}
+
+static const char *shm_error(const struct input *in)
+{
+	return strerror(((const struct in_shm *)in)->last_error);
+}
+
+static void shm_close(struct input *in)
+{
+	drain_close(((struct in_shm *)in)->drain);
+	free(in);
+}
+
+static const struct input_ops shm_ops = {
+	.kind = "shm",
+	.read = shm_read,
+	.refresh = shm_refresh,
+	.stats = shm_stats,
+	.describe = shm_describe,
+	.figures = shm_figures,
+	.error = shm_error,
+	.close = shm_close,
+};
+
+/*! Listen for rings on the Unix socket \a path.  Opened as root, before the
+ *  privilege drop: the socket goes where root may create it (/run/gsmtaplog). */
+struct input *in_shm_open(const char *path, const struct input_config *cfg, char *err)
+{
+	const struct drain_config dc = { .path = path };
+	struct in_shm *s = calloc(1, sizeof(*s));
+
+	(void)cfg;
+	if (!s) {
+		snprintf(err, INPUT_ERR_MAX, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->drain = drain_open(&dc, err);
+	if (!s->drain) {
+		int e = errno;
+
+		free(s);
+		errno = e;
+		return NULL;
+	}
+	s->in = (struct input){ .ops = &shm_ops, .fd = drain_fd(s->drain), .live = true };
+	snprintf(s->in.name, sizeof(s->in.name), "%s", path);
+	return &s->in;
+}

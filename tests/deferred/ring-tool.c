@@ -1,0 +1,191 @@
+/* ring-tool.c: test program: rings no honest library makes (unpublished slots, garbage, bad offers), offered to a drainer. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Usage: ring-tool MODE SOCKET
+ *   stuck     lines 1..10 with line 3 reserved and never published; stays
+ *             alive (holding the ring) until killed, or -x: exits at once
+ *   garbage   lines 1..20, then their slots' positions and lengths and their
+ *             records scribbled over with a fixed pseudo-random pattern (the
+ *             stamps say published), lines 21..40 after; stays alive
+ *   unsealed  offers a memfd with no seals
+ *   badsize   offers a ring whose hello gives another size
+ *   nofd      a hello without a descriptor
+ *   twofds    a hello with two descriptors
+ *   bigring   a ring larger than any drainer takes
+ * Prints "answer N" (the drainer's errno, 0 if it took the ring), then for
+ * stuck and garbage "ready", and waits for a signal (stuck -x: exits).
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "seq.h"
+#include "shmring.h"
+
+#define DATA	SHMRING_DATA_MIN
+
+static struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+static int make_memfd(size_t len, bool seal)
+{
+	int fd = memfd_create("ring-tool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0 || ftruncate(fd, (off_t)len) || (seal && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW)))
+		err(1, "memfd");
+	return fd;
+}
+
+/* A ring laid out by the real code, mapped and ready for lines. */
+static int make_ring(struct shmring_producer *p)
+{
+	size_t len = shmring_total_len(DATA);
+	int fd = make_memfd(len, true);
+	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (mem == MAP_FAILED || shmring_init(p, mem, DATA, "ring-tool", 9, (uint32_t)getpid()))
+		err(1, "ring");
+	return fd;
+}
+
+/* Line "ring-tool line NNNNNNNNN", its own sequence number in the text. */
+static void line(struct shmring_producer *p, bool publish)
+{
+	struct shmring_claim c;
+	char text[25];
+
+	shmring_reserve(p, SHMRING_REC_LEN + 4 + 24, &c);
+	if (!c.rec)
+		errx(1, "the ring is full");
+	snprintf(text, sizeof(text), "ring-tool line %09u", seq_number(c.line));
+	*(struct shmring_rec *)c.rec = (struct shmring_rec){ .seq = seq_number(c.line), .pid = (uint32_t)getpid(),
+							     .sec = 1, .line = 1, .text_len = 24,
+							     .level = 3, .subsys_len = 4 };
+	memcpy(c.rec + SHMRING_REC_LEN, "TOOL", 4);
+	memcpy(c.rec + SHMRING_REC_LEN + 4, text, 24);
+	if (publish)
+		shmring_publish(p, &c);
+}
+
+static uint32_t xorshift(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+static int offer(int memfd, uint64_t len)
+{
+	int fd = shmring_offer(&addr, sizeof(addr), memfd, len, 2000, -1);
+
+	printf("answer %d\n", fd < 0 ? -fd : 0);
+	fflush(stdout);
+	return fd;
+}
+
+/* A hello with \a nfds copies of \a memfd (0: none). */
+static void raw_hello(int memfd, int nfds)
+{
+	struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = SHMRING_VERSION,
+				       .total_len = shmring_total_len(DATA) };
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} control = { 0 };
+	struct iovec iov = { &hello, sizeof(hello) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fds[2] = { memfd, memfd }, fd = socket(AF_UNIX, SOCK_SEQPACKET, 0), answer = -1;
+
+	if (nfds) {
+		struct cmsghdr *cm;
+
+		msg.msg_control = control.buf;
+		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+	}
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) || sendmsg(fd, &msg, 0) < 0)
+		err(1, "hello");
+	if (recv(fd, &answer, sizeof(answer), 0) != sizeof(answer))
+		answer = -1;
+	printf("answer %d\n", answer);
+}
+
+static void wait_for_signal(void)
+{
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	struct shmring_producer p;
+	bool exit_now = argc > 3 && !strcmp(argv[3], "-x");
+	const char *mode;
+	int fd;
+
+	if (argc < 3 || strlen(argv[2]) >= sizeof(addr.sun_path))
+		errx(2, "usage: ring-tool MODE SOCKET [-x]");
+	mode = argv[1];
+	strcpy(addr.sun_path, argv[2]);
+	if (!strcmp(mode, "stuck")) {
+		fd = make_ring(&p);
+		for (int i = 1; i <= 10; i++)
+			line(&p, i != 3);
+		if (offer(fd, shmring_total_len(DATA)) < 0)
+			return 1;
+		if (exit_now)
+			_exit(0);
+		wait_for_signal();
+	} else if (!strcmp(mode, "garbage")) {
+		uint32_t x = 12345;
+
+		fd = make_ring(&p);
+		for (int i = 1; i <= 20; i++)
+			line(&p, true);
+		for (uint32_t i = 0; i < 20; i++) {
+			struct shmring_slot *s = &p.slots[shmring_slot_at(i, p.slot_mask + 1, p.slot_spread)];
+
+			s->pos = xorshift(&x);
+			s->len = xorshift(&x) % (2 * SHMRING_RECORD_MAX);
+		}
+		for (uint8_t *b = p.data; b < p.data + 20 * SHMRING_ALIGN; b++)
+			*b = (uint8_t)xorshift(&x);
+		for (int i = 21; i <= 40; i++)
+			line(&p, true);
+		if (offer(fd, shmring_total_len(DATA)) < 0)
+			return 1;
+		wait_for_signal();
+	} else if (!strcmp(mode, "unsealed")) {
+		fd = make_memfd(shmring_total_len(DATA), false);
+		offer(fd, shmring_total_len(DATA));
+	} else if (!strcmp(mode, "badsize")) {
+		fd = make_ring(&p);
+		offer(fd, shmring_total_len(DATA) * 2);
+	} else if (!strcmp(mode, "nofd")) {
+		raw_hello(-1, 0);
+	} else if (!strcmp(mode, "twofds")) {
+		raw_hello(make_ring(&p), 2);
+	} else if (!strcmp(mode, "bigring")) {
+		size_t len = shmring_total_len(SHMRING_DATA_MAX) + SHMRING_PAGE;
+
+		fd = make_memfd(len, true);
+		offer(fd, len);
+	} else {
+		errx(2, "unknown mode %s", mode);
+	}
+	return 0;
+}

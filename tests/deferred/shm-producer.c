@@ -1,0 +1,201 @@
+/* shm-producer.c: test program: a deferred-mode sender that logs numbered lines at a set rate and records each published one in a side channel. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Usage: shm-producer -d SOCKET [-n LINES] [-r RATE] [-t THREADS] [-s RING] [-w FILE]
+ *                     [-i IDENT] [-f HOST:PORT] [-L LEN] [-k] [-p] [-m]
+ *   -n LINES   lines per thread (default 1000; 0: until killed)
+ *   -r RATE    lines per second per thread, paced by the clock (0: as fast as possible)
+ *   -w FILE    the side channel: a file of one byte per line (thread 0 only), set to 1
+ *              once gsmtaplog_send() returned 0 for it, i.e. after the line was
+ *              published; it survives a SIGKILL, being the page cache of a file
+ *   -f H:P     GSMTAPLOG_FALLBACK_DIRECT to H:P
+ *   -D H:P     direct mode to H:P instead (for comparisons)
+ *   -k         after the lines, wait for a drainer to hold the ring (up to 10 s)
+ *   -p         wait until a drainer holds the ring before the first line (up to 10 s)
+ *   -m         thread 0 brackets its lines with a getppid() call on each side (markers
+ *              in an strace log) and counts heap allocations in between ("mallocs M")
+ * Line i of thread t reads "t=T n=I " padded with 'x' to a length of 1..LEN bytes
+ * taken from a fixed xorshift sequence (-L LEN, default 64).  Prints "ready" on
+ * standard error before the first line, and at the end "tid T" (thread 0's id)
+ * and "sent S dropped D truncated T mode M drainer R attaches A last_error E".
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsmtaplog/gsmtaplog.h>
+
+#include "alloc_count.h"
+
+static struct {
+	bool markers;
+	pid_t tid0;		/*!< thread 0's id, which its lines carry */
+	struct gsmtaplog *log;
+	long lines;
+	long rate;
+	int max_len;
+	uint8_t *side;		/*!< one byte per line of thread 0 */
+} cfg = { .lines = 1000, .max_len = 64 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Keep to the rate: asleep while more than 50 µs ahead, never spinning, so
+ * that the CPU the producer uses is its logging's.  Lines go out in bursts
+ * of up to 50 µs' worth; the rate over any longer time is exact. */
+static void pace(uint64_t when)
+{
+	uint64_t now = now_ns();
+
+	if (when > now + 50000) {
+		struct timespec ts = { 0, (long)(when - now) };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void *producer_cb(void *arg)
+{
+	long t = (long)(intptr_t)arg;
+	uint32_t x = 2463534242u + (uint32_t)t;
+	uint64_t start = now_ns();
+	char text[4200];
+
+	if (t == 0)
+		cfg.tid0 = gettid();
+	if (t == 0 && cfg.markers) {
+		alloc_counting = true;
+		getppid();
+	}
+	for (long i = 0; !cfg.lines || i < cfg.lines; i++) {
+		int n = snprintf(text, sizeof(text), "t=%ld n=%ld ", t, i);
+		int len;
+
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		len = 1 + (int)(x % (uint32_t)cfg.max_len);
+		if (len < n)
+			len = n;
+		memset(text + n, 'x', len - n);
+		if (cfg.rate)
+			pace(start + (uint64_t)i * 1000000000u / (uint64_t)cfg.rate);
+		if (gsmtaplog_send(cfg.log, GSMTAPLOG_INFO, "TEST", "shm-producer.c", (unsigned int)i,
+				   text, (size_t)len) == 0 && t == 0 && cfg.side)
+			cfg.side[i] = 1;
+	}
+	if (t == 0 && cfg.markers) {
+		getppid();
+		alloc_counting = false;
+	}
+	return NULL;
+}
+
+static bool wait_drainer(int seconds)
+{
+	for (int i = 0; i < seconds * 100; i++) {
+		struct gsmtaplog_stats st;
+
+		gsmtaplog_stats(cfg.log, &st);
+		if (st.drainer)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DEFERRED, .ident = "shm-producer" };
+	int threads = 1, opt;
+	bool keep = false, pre = false;
+	const char *side = NULL;
+	char host[256];
+	struct gsmtaplog_stats st;
+	pthread_t tids[64];
+
+	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:L:kpm")) != -1) {
+		switch (opt) {
+		case 'd': o.drainer = optarg; break;
+		case 'n': cfg.lines = atol(optarg); break;
+		case 'r': cfg.rate = atol(optarg); break;
+		case 't': threads = atoi(optarg); break;
+		case 's': o.ring_size = strtoul(optarg, NULL, 0); break;
+		case 'w': side = optarg; break;
+		case 'i': o.ident = optarg; break;
+		case 'L': cfg.max_len = atoi(optarg); break;
+		case 'D':
+			o.mode = GSMTAPLOG_DIRECT;
+			/* fall through */
+		case 'f': {
+			char *colon;
+
+			snprintf(host, sizeof(host), "%s", optarg);
+			colon = strrchr(host, ':');
+			if (!colon)
+				errx(2, "-f HOST:PORT");
+			*colon = '\0';
+			o.host = host;
+			o.port = colon + 1;
+			if (o.mode == GSMTAPLOG_DEFERRED)
+				o.flags |= GSMTAPLOG_FALLBACK_DIRECT;
+			break;
+		}
+		case 'k': keep = true; break;
+		case 'p': pre = true; break;
+		case 'm': cfg.markers = true; break;
+		default: errx(2, "usage: see the comment at the top of shm-producer.c");
+		}
+	}
+	if (threads < 1 || threads > 64 || cfg.max_len < 1 || cfg.max_len > 4200)
+		errx(2, "bad -t or -L");
+	if (side) {
+		int fd = open(side, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+		if (!cfg.lines)
+			errx(2, "-w needs -n");
+		if (fd < 0 || ftruncate(fd, cfg.lines))
+			err(1, "%s", side);
+		cfg.side = mmap(NULL, cfg.lines, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (cfg.side == MAP_FAILED)
+			err(1, "mmap %s", side);
+		close(fd);
+	}
+	cfg.log = GSMTAPLOG_OPEN_OPTS(&o);
+	if (!cfg.log)
+		err(1, "gsmtaplog_open_opts");
+	if (pre && !wait_drainer(10))
+		errx(1, "no drainer took the ring");
+	fprintf(stderr, "ready\n");
+	for (long t = 0; t < threads; t++)
+		if (pthread_create(&tids[t], NULL, producer_cb, (void *)(intptr_t)t))
+			errx(1, "pthread_create");
+	for (int t = 0; t < threads; t++)
+		pthread_join(tids[t], NULL);
+	if (keep && !wait_drainer(10))
+		warnx("no drainer holds the ring");
+	gsmtaplog_stats(cfg.log, &st);
+	printf("tid %d\n", (int)cfg.tid0);
+	if (cfg.markers)
+		printf("mallocs %ld\n", (long)alloc_count);
+	printf("sent %" PRIu64 " dropped %" PRIu64 " truncated %" PRIu64 " mode %u drainer %d attaches %" PRIu64
+	       " last_error %d\n", st.sent, st.dropped, st.truncated, st.mode, st.drainer, st.attaches,
+	       st.last_error);
+	gsmtaplog_close(cfg.log);
+	return 0;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# match.py: each record of a libosmocore file target is the next datagram of gsmtap-logd's text output, with the same fields.
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Usage: match.py FILE_TARGET_LOG TEXT_LOG IDENT
+
+The file target prints the category, the level and the file's basename and
+nothing else ("logging print category 1", "print level 1", "print file
+basename", "timestamp 0", "print category-hex 0", "color 0").  The text log is
+gsmtap-logd's (RXTIME SRC IDENT[PID] SUBSYS LEVEL FILE:LINE SENTTIME MESSAGE,
+escaped).  Its lines of IDENT, in order, must be the file's records, in order:
+"D<SUBSYS> <LEVEL> <FILE>:<LINE> " and the message, or the message alone for
+a LOGPC continuation (the file target writes no header for one), each followed
+by the newline the text output took off the message, if the file has it.
+
+Prints "records=N headed=H continuations=C pids=PID,..." and exits 0 when every
+datagram and every byte of the file were matched; otherwise it names the first
+difference and exits 1."""
+import re
+import sys
+
+ESCAPE = re.compile(rb"\\(\\|x[0-9a-f]{2})")
+
+
+def unescape(s):
+    """The text output's escaping undone: \\\\ and \\xNN; all else is itself."""
+    return ESCAPE.sub(lambda m: b"\\" if m.group(1) == b"\\" else bytes([int(m.group(1)[1:], 16)]), s)
+
+
+def name(field):
+    return b"" if field == b"-" else unescape(field)
+
+
+def datagrams(path, ident):
+    for line in open(path, "rb").read().split(b"\n")[:-1]:
+        rx, src, who, subsys, level, where, sent, message = line.split(b" ", 7)
+        who_ident, pid = who[:-1].rsplit(b"[", 1)
+        if name(who_ident) != ident:
+            continue
+        file, line_nr = where.rsplit(b":", 1)
+        header = b"D%s %s %s:%s " % (name(subsys), level, name(file), line_nr)
+        yield header, unescape(message), int(pid)
+
+
+def main():
+    file_log, text_log, ident = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+    data = open(file_log, "rb").read()
+    pos = headed = continued = 0
+    pids = set()
+    for n, (header, message, pid) in enumerate(datagrams(text_log, ident), 1):
+        pids.add(pid)
+        if data.startswith(header + message, pos):
+            pos += len(header) + len(message)
+            headed += 1
+        elif data.startswith(message, pos):
+            pos += len(message)
+            continued += 1
+        else:
+            print(f"match.py: datagram {n} is not the file's next record at byte {pos}:\n"
+                  f"  datagram: {header + message!r}\n  file:     {data[pos:pos + 200]!r}")
+            sys.exit(1)
+        if data.startswith(b"\n", pos):
+            pos += 1
+    print(f"records={headed + continued} headed={headed} continuations={continued} "
+          f"pids={','.join(str(p) for p in sorted(pids))}")
+    if pos != len(data):
+        print(f"match.py: the file goes on after the last datagram, at byte {pos} of {len(data)}:\n"
+              f"  {data[pos:pos + 200]!r}")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

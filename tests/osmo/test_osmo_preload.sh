@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# test_osmo_preload.sh: the shim replaces log_target_create_gsmtap() in a program that calls it, numbers its lines and binds no sink; on another libosmocore, or none, it stays out of the way.
+# Usage: test_osmo_preload.sh (BUILDDIR, SRCDIR from meson); ports are picked free: runs in parallel.
+#
+# osmo-sender (tests/tools) creates the target as the VTY's `log gsmtap HOST`
+# does: log_target_create_gsmtap(HOST, PORT, "OsmoTest", false, true).
+. "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/receiver/logd.sh"
+need readelf nm ss
+PRELOAD="$BUILDDIR/osmo/libgsmtaplog-osmo-preload.so"
+[ -r "$PRELOAD" ] || bail "no shim at $PRELOAD"
+
+# The shim must not pull a libosmocore (or talloc) of its own into a program.
+readelf -d "$PRELOAD" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort >"$T/needed"
+is "$(grep -c -E 'libosmo|libtalloc' "$T/needed")" 0 "it needs no libosmocore and no talloc ($(paste -sd' ' "$T/needed"))"
+is "$(nm -D --defined-only "$PRELOAD" | awk '$2 == "T" { print $3 }' | paste -sd' ')" \
+	log_target_create_gsmtap "it exports log_target_create_gsmtap() and nothing else"
+is "$(nm -D "$PRELOAD" | awk '$1 == "U" && $2 ~ /^(log_|_?talloc)/' | wc -l)" 0 \
+	"libosmocore and talloc are referenced weakly: absent, they are 0, not a load error"
+
+# sender NAME PORT ARGS...: osmo-sender to 127.0.0.1:PORT under the shim, with the
+# variables in SHIM_ENV; its output in $T/NAME.out and .err.
+sender() {
+	local name=$1 port=$2
+	shift 2
+	env LD_PRELOAD="$PRELOAD" "${SHIM_ENV[@]}" "$OSMO_SENDER" -p "$port" "$@" >"$T/$name.out" 2>"$T/$name.err"
+}
+
+# received NAME: gsmtap-sink NAME's lines, once it has stopped (1 s without a datagram).
+received() {
+	wait_for "$T/$1.err" '^received ' || bail "gsmtap-sink $1 did not stop"
+	cat "$T/$1.out"
+}
+
+# sinks_while PORT COMMAND...: the sockets bound to 127.0.0.1:PORT and not
+# connected (a sink) while COMMAND, which holds its target for 1.5 s, runs.
+sinks_while() {
+	local port=$1
+	shift
+	"$@" &
+	sleep 0.5
+	ss -Hlun "sport = :$port" | wc -l
+	wait
+}
+
+SHIM_ENV=()
+start_sink sink-active -t 1000
+sender active "$SINK_PORT" -n 20 -x
+ok $? "osmo-sender runs under the shim"
+is "$(wc -c <"$T/active.err")" 0 "nothing on stderr"
+received sink-active >"$T/active.tsv"
+is "$(cut -f1,2 "$T/active.tsv" | paste -sd' ')" "$(seq 26 | sed 's/^/ok\t/' | paste -sd' ')" \
+	"its 26 lines arrive numbered 1..26: log_target_create_gsmtap() made our target"
+is "$(cut -f3 "$T/active.tsv" | sort -u | wc -l)" 1 "one pid on every line"
+is "$(awk -F'\t' '$9 ~ /^long:/ { print gsub(/L/, "", $9) "/" ($9 ~ /\\x00$/) }' "$T/active.tsv")" 4089/1 \
+	"the line past 4096 bytes is cut as libosmocore cuts it: 'long: ', 4089 L and a NUL"
+
+# No sink socket: nothing of osmo-sender's is bound to the collector's address.
+port=$(free_udp_port)
+is "$(sinks_while "$port" sender nosink "$port" -n 1 -w 1500)" 0 \
+	"under the shim: nothing bound to 127.0.0.1:$port (no sink socket)"
+port=$(free_udp_port)
+is "$(sinks_while "$port" "$OSMO_SENDER" -p "$port" -n 1 -w 1500)" 1 \
+	"without the shim: libosmocore binds its sink to 127.0.0.1:$port"
+
+# Another libosmocore (simulated): one line of warning, then libosmocore's own target.
+SHIM_ENV=(GSMTAPLOG_OSMO_PRETEND_SONAME=libosmocore.so.99)
+start_sink sink-fallback -t 1000
+sender fallback "$SINK_PORT" -n 20 -x
+ok $? "osmo-sender runs under the shim on an unsupported libosmocore"
+is "$(cat "$T/fallback.err")" "libgsmtaplog-osmo-preload: this process has libosmocore.so.99 (GSMTAPLOG_OSMO_PRETEND_SONAME); the shim is built and tested for libosmocore.so.19 (libosmocore 1.7) only, so 'log gsmtap' stays libosmocore's own target" \
+	"exactly one line on stderr, naming what it found and what it supports"
+received sink-fallback >"$T/fallback.tsv"
+is "$(wc -l <"$T/fallback.tsv")" 26 "its 26 lines arrive"
+is "$(cut -f2 "$T/fallback.tsv" | sort -u | paste -sd,)" 0 "... from libosmocore's own target: seq 0"
+port=$(free_udp_port)
+is "$(sinks_while "$port" sender fallback-sink "$port" -n 1 -w 1500)" 1 \
+	"... which binds its sink to 127.0.0.1:$port, as without the shim"
+
+# The variable can only make the check fail: the supported name changes nothing.
+SHIM_ENV=(GSMTAPLOG_OSMO_PRETEND_SONAME=libosmocore.so.19)
+start_sink sink-same -t 1000
+sender same "$SINK_PORT" -n 20 -x
+is "$(wc -c <"$T/same.err")" 0 "pretending the supported SONAME: no warning"
+is "$(received sink-same | cut -f2 | tail -n 1)" 26 "... and our target numbers the lines"
+
+# Processes without libosmocore inherit LD_PRELOAD from an osmo program's shell-outs.
+out=$(LD_PRELOAD="$PRELOAD" LD_BIND_NOW=1 sh -c 'echo alive' 2>"$T/sh.err")
+is "$out" alive "a shell with the shim and LD_BIND_NOW runs"
+is "$(wc -c <"$T/sh.err")" 0 "... and the shim says nothing in a process without libosmocore"
+done_testing

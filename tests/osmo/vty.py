@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# vty.py: run commands on an osmo program's telnet VTY and print what each printed.
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Usage: vty.py PORT COMMAND...
+
+Connects to 127.0.0.1:PORT, waits for the prompt, sends each COMMAND and
+prints its output (the echo and the next prompt removed).  Exits 1 when the
+VTY does not answer within 10 s or a command is refused ("% Unknown command",
+"% Command incomplete", ...)."""
+import re
+import socket
+import sys
+import time
+
+IAC = 255
+PROMPT = re.compile(rb"\n?[^\n]*[>#] $")
+
+
+def strip_telnet(data):
+    """Drop telnet negotiation: IAC + command + option, IAC SB ... IAC SE."""
+    out, i = bytearray(), 0
+    while i < len(data):
+        if data[i] != IAC:
+            out.append(data[i])
+            i += 1
+        elif i + 1 < len(data) and data[i + 1] == 250:  # SB
+            end = data.find(bytes([IAC, 240]), i)
+            i = len(data) if end < 0 else end + 2
+        else:
+            i += 3
+    return bytes(out)
+
+
+def read_prompt(sock):
+    buf = b""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            chunk = sock.recv(65536)
+        except socket.timeout:
+            break
+        if not chunk:
+            break
+        buf += chunk
+        # The prompt ends the answer; look only at the tail of a long one.
+        if PROMPT.search(strip_telnet(buf[-256:])):
+            return PROMPT.sub(b"", strip_telnet(buf))
+    sys.exit(f"vty.py: no prompt from the VTY; got {strip_telnet(buf)[-200:]!r}")
+
+
+def main():
+    port, commands = int(sys.argv[1]), sys.argv[2:]
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    read_prompt(sock)
+    status = 0
+    for cmd in commands:
+        sock.sendall(cmd.encode() + b"\n")
+        out = read_prompt(sock).decode("utf-8", "replace").replace("\r", "")
+        lines = out.split("\n")
+        if lines and lines[0].strip() == cmd.strip():
+            lines = lines[1:]
+        text = "\n".join(lines).strip("\n")
+        if text:
+            print(text)
+        if re.search(r"^% (Unknown|Command incomplete|Ambiguous|There is no|Unable)", text, re.M):
+            print(f"vty.py: refused: {cmd}", file=sys.stderr)
+            status = 1
+    sock.close()
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# test_debian_packages.sh: dpkg-buildpackage builds the nine packages from a copy of the tree, lintian finds
+# no error or warning, apt installs them on this machine, and the installed programs run end to end: the
+# collector (as its unit runs it, socket-activated), the CLI, gsmtap-logstat, a program built with the -dev
+# package, tshark loading the plugin with no environment; then they are purged.  Needs root; alone (it installs the plugin).
+. "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/receiver/logd.sh"
+need dpkg-buildpackage dh lintian apt-get systemd-analyze systemd-socket-activate setpriv tshark capinfos cc pkg-config
+[ "$(id -u)" = 0 ] || bail "installing packages needs root"
+VERSION=${1:?usage: $0 VERSION}
+PACKAGES=(libgsmtaplog0 libgsmtaplog-dev gsmtap-logd gsmtap-log gsmtaplog-wireshark gsmtap-logstat gsmtap-log-agent
+	  libgsmtaplog-osmo0 libgsmtaplog-osmo-dev)
+ARCH=$(dpkg --print-architecture)
+MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+# What the installed programs run with: not the build tree's library.
+installed=(env -u LD_LIBRARY_PATH -u WIRESHARK_PLUGIN_DIR)
+purge() { apt-get purge -y "${PACKAGES[@]}" >>"$T/apt.log" 2>&1; }
+trap 'kill $(jobs -p) 2>/dev/null; purge; rm -rf "$T"' EXIT
+
+# A copy of the tree as git has it (tracked, and new files not ignored),
+# so that the build directories stay out.
+mkdir "$T/src"
+git -C "$SRCDIR" ls-files -z --cached --others --exclude-standard | (cd "$SRCDIR" && tar --null -T - -cf -) |
+	tar -C "$T/src" -xf - || bail "cannot copy the source tree"
+(cd "$T/src" && dpkg-buildpackage -us -uc -b) >"$T/build.log" 2>&1
+is $? 0 "dpkg-buildpackage -us -uc -b: built ($(grep -c "^dpkg-deb: building package" "$T/build.log") .deb files)"
+debs=()
+for p in "${PACKAGES[@]}"; do debs+=("$T/${p}_${VERSION}_$ARCH.deb"); done
+is "$(ls "${debs[@]}" 2>&1 | wc -l)/$(ls "${debs[@]}" 2>/dev/null | wc -l)" 9/9 \
+	"the nine packages: ${PACKAGES[*]}"
+[ -f "${debs[0]}" ] || bail "no packages: $(tail -n 20 "$T/build.log")"
+
+lintian --display-info "$T/gsmtaplog_${VERSION}_$ARCH.changes" >"$T/lintian.out" 2>&1
+sed 's/^/# lintian: /' "$T/lintian.out" | grep -v 'running with root privileges'
+is "$(grep -c '^E:' "$T/lintian.out")/$(grep -c '^W:' "$T/lintian.out")" 0/0 "lintian: no error, no warning"
+
+# The names from the sixth field on: a profile's name has spaces.
+contents() { dpkg-deb -c "$T/${1}_${VERSION}_$ARCH.deb" | sed -E 's/^([^ ]+ +){5}\.//; s/ -> .*//' | grep -v '/$' | grep -v '^/usr/share/doc/'; }
+is "$(contents gsmtaplog-wireshark | sort | tr '\n' ' ')" \
+	"/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so /usr/share/wireshark/profiles/GSMTAP log timing/io_graphs " \
+	"gsmtaplog-wireshark: the plugin in Wireshark's own directory, as Debian's plugin packages have it, and the profile in its global profiles"
+is "$(dpkg-deb -f "$T/gsmtaplog-wireshark_${VERSION}_$ARCH.deb" Depends | tr ',' '\n' | grep -c 'libwireshark16 (<< 4.1~)')" 1 \
+	"and it depends on Wireshark 4.0.x, the only ABI it loads into"
+is "$(contents gsmtap-logd | sort | tr '\n' ' ')" \
+	"/etc/logrotate.d/gsmtap-logd /lib/systemd/system/gsmtap-logd.service /lib/systemd/system/gsmtap-logd.socket /usr/bin/gsmtap-logd /usr/share/man/man8/gsmtap-logd.8.gz " \
+	"gsmtap-logd: the daemon, its units, the logrotate snippet, its manual (and the capture example in its doc)"
+is "$(contents libgsmtaplog0 | sort | tr '\n' ' ')" \
+	"/usr/lib/$MULTIARCH/libgsmtaplog.so.0 /usr/lib/$MULTIARCH/libgsmtaplog.so.$VERSION " "libgsmtaplog0: the library alone"
+is "$(contents gsmtap-logstat | sort | tr '\n' ' ')" "/usr/bin/gsmtap-logstat /usr/share/man/man1/gsmtap-logstat.1.gz " \
+	"gsmtap-logstat: the tool and its manual"
+is "$(contents gsmtap-log-agent | sort | tr '\n' ' ')" "/usr/bin/gsmtap-log-agent /usr/share/man/man8/gsmtap-log-agent.8.gz " \
+	"gsmtap-log-agent: the agent and its manual"
+is "$(contents libgsmtaplog-osmo0 | sort | tr '\n' ' ')" \
+	"/usr/lib/$MULTIARCH/gsmtaplog/libgsmtaplog-osmo-preload.so /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0 /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0.1.0 " \
+	"libgsmtaplog-osmo0: the target's library, and the shim in a directory of its own (a preload module, not a library to link)"
+is "$(contents libgsmtaplog-osmo-dev | sort | tr '\n' ' ')" \
+	"/usr/include/gsmtaplog/osmo.h /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so /usr/lib/$MULTIARCH/pkgconfig/gsmtaplog-osmo.pc " \
+	"libgsmtaplog-osmo-dev: its header, link and pkg-config file"
+
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${debs[@]}" >"$T/apt.log" 2>&1
+is $? 0 "apt-get install of the nine packages"
+is "$(dpkg-query -W -f='${db:Status-Abbrev}${Version}\n' "${PACKAGES[@]}" | sort -u)" "ii ${VERSION}" \
+	"all nine installed at $VERSION"
+
+# The collector as its unit runs it: socket-activated, as the service's user
+# (DynamicUser; 65534 here), into a directory of its own.
+UNIT=/lib/systemd/system/gsmtap-logd.service
+systemd-analyze verify --man=no "$UNIT" /lib/systemd/system/gsmtap-logd.socket >"$T/verify.out" 2>&1
+is "$?/$(cat "$T/verify.out")" "0/" "systemd-analyze verify of the installed units: clean"
+is "$(systemd-analyze security --offline=true "$UNIT" | sed -n 's/^→ Overall exposure level for gsmtap-logd.service: //p')" \
+	"1.1 OK 🙂" "systemd-analyze security of the installed service: 1.1 OK"
+logrotate -d /etc/logrotate.d/gsmtap-logd >"$T/logrotate.out" 2>&1
+is "$?/$(grep -ci error "$T/logrotate.out")" 0/0 "logrotate reads the installed snippet without an error"
+chmod 0711 "$T"
+mkdir "$T/log" && chown 65534:65534 "$T/log"
+exec_start=$(sed -n 's/^ExecStart=//p' "$UNIT")
+read -r -a argv <<<"${exec_start//\/var\/log\/gsmtap/$T/log}"
+is "${argv[0]}" /usr/bin/gsmtap-logd "the unit runs the "${installed[@]}" /usr/bin/gsmtap-logd"
+PORT=$(free_udp_port)
+: >"$T/logd.err"
+"${installed[@]}" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	systemd-socket-activate --datagram -l "$PORT" "${argv[@]}" 2>"$T/logd.err" &
+LOGD_PID=$!
+wait_for "$T/logd.err" "^Listening on" || bail "systemd-socket-activate did not bind: $(cat "$T/logd.err")"
+is "$("${installed[@]}" ldd /usr/bin/gsmtap-log | awk '/libgsmtaplog/ { print $3 }')" "/lib/$MULTIARCH/libgsmtaplog.so.0" \
+	"the installed gsmtap-log uses the installed library"
+"${installed[@]}" /usr/bin/gsmtap-log -H 127.0.0.1 -P "$PORT" -t deb "from the installed CLI"
+wait_for "$T/logd.err" 'gsmtap-logd: listening' || bail "the installed collector did not start: $(cat "$T/logd.err")"
+grep -q "gsmtap-logd: listening on \[::\]:$PORT (passed by the service manager" "$T/logd.err"
+ok $? "the installed collector took the socket it was passed"
+
+# A program built against the -dev package: header, pkg-config, library.
+cat >"$T/hello.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsmtaplog/gsmtaplog.h>
+
+int main(int argc, char **argv)
+{
+	struct gsmtaplog *s = gsmtaplog_open("127.0.0.1", argv[1], "hello");
+
+	if (argc != 2 || !s || strcmp(gsmtaplog_version(), GSMTAPLOG_VERSION_STRING))
+		return 1;
+	GSMTAPLOG(s, GSMTAPLOG_INFO, "MAIN", "from a program built with libgsmtaplog-dev %s",
+		  gsmtaplog_version());
+	gsmtaplog_close(s);
+	return !GSMTAPLOG_CHECK_VERSION(0, 1, 0);
+}
+EOF
+"${installed[@]}" -u PKG_CONFIG_PATH sh -c 'cc -Wall -Werror -o "$1/hello" "$1/hello.c" $(pkg-config --cflags --libs gsmtaplog)' - "$T"
+is $? 0 "a program compiles and links with pkg-config --cflags --libs gsmtaplog"
+"${installed[@]}" "$T/hello" "$PORT"
+is $? 0 "it runs with the installed library, whose gsmtaplog_version() is the header's"
+sleep 0.3
+stop_logd
+is "$LOGD_STATUS/$(summary received)/$(summary dropped)" 0/2/0 "the installed collector: exit 0, received=2 dropped=0"
+text() { cut -d' ' -f3- | sed 's/\[[0-9]*\]//; s/ [^ ]*Z / /'; }
+is "$(text <"$T/log/gsmtap.log")" "deb - NOTICE -:0 from the installed CLI
+hello MAIN INFO hello.c:12 from a program built with libgsmtaplog-dev $VERSION" \
+	"its text file has both lines"
+is "$("${installed[@]}" /usr/bin/gsmtap-logstat -f "udp port $PORT" --json "$T/log/gsmtap.pcapng" |
+	python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["datagrams"], len(d["streams"]))')" "2 2" \
+	"the installed gsmtap-logstat reads the collector's pcapng: 2 datagrams, 2 streams"
+is "$("${installed[@]}" /usr/bin/gsmtap-log-agent --version)" "gsmtap-log-agent $VERSION" "the installed agent runs"
+
+# tshark as root, with no environment: only the system directory is searched.
+plugins=$(env -i PATH=/usr/bin:/bin tshark -G plugins 2>/dev/null | awk '$1 == "gsmtaplog.so"')
+is "$(awk '{ print $1, $2, $3, $4 }' <<<"$plugins")" \
+	"gsmtaplog.so $VERSION dissector /usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so" \
+	"tshark loads the installed plugin with no environment variables"
+is "$(env -i PATH=/usr/bin:/bin tshark -r "$T/log/gsmtap.pcapng" -d "udp.port==$PORT,gsmtaplog" \
+	-T fields -e gsmtaplog.seq -e gsmtap_log.ident 2>/dev/null | tr '\t\n' ': ')" \
+	"1:deb 1:hello " "and dissects the collector's pcapng with it: each sender's first line, gsmtaplog.seq 1"
+
+is "$(man -w gsmtaplog gsmtaplog_close gsmtaplog-wire 2>&1 | tr '\n' ' ')" \
+	"/usr/share/man/man3/gsmtaplog.3.gz /usr/share/man/man3/gsmtaplog_open.3.gz /usr/share/man/man7/gsmtaplog-wire.7.gz " \
+	"man finds gsmtaplog(3), gsmtaplog_close(3) (a link to gsmtaplog_open(3)) and gsmtaplog-wire(7)"
+man 3 gsmtaplog_close 2>/dev/null | grep -q 'gsmtaplog_open, gsmtaplog_close, gsmtaplog_fd'
+ok $? "gsmtaplog_close(3) shows gsmtaplog_open(3)'s page"
+
+purge
+is "$?/$(dpkg-query -W -f='${db:Status-Abbrev}\n' "${PACKAGES[@]}" 2>/dev/null | grep -c '^ii')" 0/0 "purged again"
+[ ! -e "/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so" ]
+ok $? "the system's Wireshark has no gsmtaplog plugin any more"
+
+done_testing

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# test_logd_notify.sh: Type=notify without systemd: a Unix datagram socket as NOTIFY_SOCKET receives
+# READY=1 once the port is bound, STATUS= with the counters, RELOADING=1/READY=1 around SIGHUP,
+# WATCHDOG=1 in time, STOPPING=1 last; a missing or foreign manager changes nothing.
+. "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/receiver/logd.sh"
+need python3
+CLI=$BUILDDIR/sender/gsmtap-log
+
+# listen_notify NAME ADDR: record what arrives on the Unix datagram socket ADDR
+# ("@name" is abstract), one line each: "SECONDS.MICROS 'MESSAGE'" in $T/NAME.msgs.
+listen_notify() {
+	python3 - "$2" "$T/$1.msgs" <<'PY' &
+import socket, sys, time
+addr = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("\0" + addr[1:] if addr.startswith("@") else addr)
+out = open(sys.argv[2], "w", buffering=1)
+out.write("bound\n")
+while True:
+    m = s.recv(4096)
+    out.write("%.6f %r\n" % (time.monotonic(), m.decode()))
+PY
+	NOTIFY_PID=$!
+	wait_for "$T/$1.msgs" '^bound' || bail "the notify socket $2 is not listening"
+}
+msgs() { sed -n "s/^[0-9.]* '\(.*\)'$/\1/p" "$T/$1.msgs"; }	# the messages, without times
+
+PORT=$(free_udp_port)
+listen_notify main "$T/notify"
+NOTIFY_SOCKET=$T/notify WATCHDOG_USEC=2000000 start_logd -l "127.0.0.1:$PORT" -w "$T/x.pcapng" --text "$T/x.log"
+wait_for "$T/main.msgs" READY || bail "no READY=1: $(cat "$T/logd.err")"
+is "$(msgs main | grep -v WATCHDOG | head -n 1)" \
+	'READY=1\nSTATUS=received=0 written=0 lost=0 dropped=0 streams=0' \
+	"READY=1 with the counters, once the socket is bound and the files are open"
+
+for i in 1 2 3; do "$CLI" -H 127.0.0.1 -P "$PORT" -t notify "line $i"; done
+wait_for "$T/main.msgs" 'STATUS=received=3 ' || bail "no STATUS with received=3"
+is "$(msgs main | grep '^STATUS=' | tail -n 1)" 'STATUS=received=3 written=3 lost=0 dropped=0 streams=3' \
+	"STATUS= follows the counters (at most once a second)"
+
+kill -HUP "$LOGD_PID"
+wait_for "$T/main.msgs" 'READY=1.*received=3' || bail "no READY=1 after the reload"
+reload=$(msgs main | grep -v -e WATCHDOG -e '^STATUS=' | sed -n '2,3p' | sed 's/MONOTONIC_USEC=[0-9]*/MONOTONIC_USEC=N/')
+is "$reload" 'RELOADING=1\nMONOTONIC_USEC=N
+READY=1\nSTATUS=received=3 written=3 lost=0 dropped=0 streams=3' "SIGHUP: RELOADING=1 (with MONOTONIC_USEC), then READY=1"
+mono=$(msgs main | sed -n 's/.*MONOTONIC_USEC=\([0-9]*\).*/\1/p')
+now=$(python3 -c 'import time; print(int(time.monotonic() * 1e6))')
+ok $(( mono <= now && now - mono < 5000000 ? 0 : 1 )) "MONOTONIC_USEC is CLOCK_MONOTONIC in microseconds ($mono, now $now)"
+
+sleep 3.5	# idle: the watchdog must still be fed
+stop_logd
+is "$LOGD_STATUS" 0 "exit 0"
+sleep 0.2
+is "$(msgs main | tail -n 1)" 'STOPPING=1' "STOPPING=1 is the last message"
+# WATCHDOG_USEC=2 s: a ping every second, never as late as the watchdog.
+gaps=$(grep "'WATCHDOG=1'" "$T/main.msgs" | awk 'NR > 1 { printf "%.2f\n", $1 - last } { last = $1 }')
+n=$(grep -c "'WATCHDOG=1'" "$T/main.msgs")
+ok $(( n >= 4 ? 0 : 1 )) "WATCHDOG=1 sent $n times in about 4.5 s"
+bad=$(awk '$1 < 0.99 || $1 >= 2.0' <<<"$gaps" | wc -l)
+is "$bad" 0 "every gap between WATCHDOG=1 is from half the interval to less than the interval: $(echo $gaps)"
+kill $NOTIFY_PID
+
+# An abstract socket ("@name"), and WATCHDOG_PID naming another process: no pings.
+listen_notify abstract "@gsmtaplog-test-$$"
+NOTIFY_SOCKET=@gsmtaplog-test-$$ WATCHDOG_USEC=200000 WATCHDOG_PID=1 start_logd -l "127.0.0.1:$PORT" --text "$T/y.log"
+wait_for "$T/abstract.msgs" READY || bail "no READY=1 on the abstract socket"
+sleep 1
+stop_logd
+sleep 0.2
+is "$(msgs abstract | grep -c WATCHDOG)" 0 "WATCHDOG_PID of another process: no WATCHDOG=1"
+is "$(msgs abstract | sed -n '1p;$p')" 'READY=1\nSTATUS=received=0 written=0 lost=0 dropped=0 streams=0
+STOPPING=1' "an abstract NOTIFY_SOCKET gets READY=1 and STOPPING=1"
+kill $NOTIFY_PID
+
+# A manager that went away: the notifications are lost, the collector is not.
+NOTIFY_SOCKET=$T/nobody-listens start_logd -l "127.0.0.1:$PORT" --text "$T/z.log"
+"$CLI" -H 127.0.0.1 -P "$PORT" -t notify "still here"
+sleep 1.2
+stop_logd
+is "$LOGD_STATUS/$(summary received)" 0/1 "with nobody on NOTIFY_SOCKET it runs as without: exit 0, received=1"
+
+done_testing

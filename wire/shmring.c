@@ -1,0 +1,302 @@
+/* shmring.c: the deferred mode's shared-memory ring: the producer's reservation and the drainer's bounds-checked reader (layout in shmring.h). */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "shmring.h"
+
+static bool power_of_two(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static size_t page_round(size_t n)
+{
+	return (n + SHMRING_PAGE - 1) & ~(size_t)(SHMRING_PAGE - 1);
+}
+
+uint32_t shmring_slots(uint32_t data_bytes)
+{
+	return data_bytes / SHMRING_BYTES_PER_SLOT;
+}
+
+static size_t slots_len(uint32_t slots)
+{
+	return page_round((size_t)slots * sizeof(struct shmring_slot));
+}
+
+size_t shmring_total_len(uint32_t data_bytes)
+{
+	return SHMRING_PAGE + slots_len(shmring_slots(data_bytes)) + data_bytes;
+}
+
+static bool data_size_ok(uint64_t data_bytes)
+{
+	return power_of_two(data_bytes) && data_bytes >= SHMRING_DATA_MIN && data_bytes <= SHMRING_DATA_MAX;
+}
+
+/* ---- the producer ---- */
+
+int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, const char *ident,
+		 size_t ident_len, uint32_t pid)
+{
+	struct shmring_header *h = mem;
+	uint32_t slots = shmring_slots(data_bytes);
+
+	if (!data_size_ok(data_bytes))
+		return -EINVAL;
+	h->magic = SHMRING_MAGIC;
+	h->version = SHMRING_VERSION;
+	h->header_len = SHMRING_PAGE;
+	h->slots = slots;
+	h->data_units = data_bytes / SHMRING_UNIT;
+	h->total_len = shmring_total_len(data_bytes);
+	h->pid = pid;
+	memcpy(h->ident, ident, ident_len < WIRE_IDENT_LEN ? ident_len : WIRE_IDENT_LEN - 1);
+	*p = (struct shmring_producer){
+		.hdr = h,
+		.slots = (struct shmring_slot *)((uint8_t *)mem + SHMRING_PAGE),
+		.data = (uint8_t *)mem + SHMRING_PAGE + slots_len(slots),
+		.slot_mask = slots - 1,
+		.slot_spread = (uint32_t)__builtin_ctz(slots) - 2,
+		.data_units = h->data_units,
+	};
+	return 0;
+}
+
+/* ---- the rendezvous ---- */
+
+int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
+		  int answer_ms, int stop_fd)
+{
+	const struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = SHMRING_VERSION,
+					     .total_len = total_len };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control = { 0 };
+	struct iovec iov = { (void *)&hello, sizeof(hello) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	struct pollfd pfd[2];
+	int32_t answer;
+	int fd, rc;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
+	/* Non-blocking: a drainer too busy to accept (its backlog full) is a
+	 * refusal now, not a wait in gsmtaplog_open_opts(). */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)addr, addr_len) || sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)
+		goto fail;
+	pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
+	rc = poll(pfd, stop_fd >= 0 ? 2 : 1, answer_ms);
+	if (rc <= 0 || !pfd[0].revents) {
+		errno = rc < 0 ? errno : rc ? ECANCELED : ETIMEDOUT;
+		goto fail;
+	}
+	rc = (int)recv(fd, &answer, sizeof(answer), 0);
+	if (rc != sizeof(answer)) {
+		errno = rc < 0 ? errno : ECONNRESET;
+		goto fail;
+	}
+	if (answer) {
+		errno = answer > 0 ? answer : EPROTO;
+		goto fail;
+	}
+	return fd;
+fail:
+	rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* ---- the drainer ---- */
+
+const char *shmring_refusal_name(enum shmring_refusal why)
+{
+	switch (why) {
+	case SHMRING_OK:		return "ok";
+	case SHMRING_BAD_SIZE:		return "its size is not the header's";
+	case SHMRING_BAD_MAGIC:		return "not a gsmtaplog ring";
+	case SHMRING_BAD_VERSION:	return "a ring version this drainer does not read";
+	case SHMRING_BAD_GEOMETRY:	return "slots or data out of range";
+	case SHMRING_BAD_TAIL:		return "its consumer position is impossible";
+	}
+	return "unknown";
+}
+
+static uint32_t head_idx(const struct shmring_reader *r, uint32_t *pos)
+{
+	uint64_t ip = __atomic_load_n(&r->hdr->head[1], __ATOMIC_ACQUIRE);
+
+	*pos = (uint32_t)(ip >> 32);
+	return (uint32_t)ip;
+}
+
+enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t len)
+{
+	struct shmring_header *h = mem;
+	uint32_t slots, units, hpos, hidx;
+	uint64_t tail;
+
+	memset(r, 0, sizeof(*r));
+	if (len < SHMRING_PAGE)
+		return SHMRING_BAD_SIZE;
+	if (h->magic != SHMRING_MAGIC)
+		return SHMRING_BAD_MAGIC;
+	if (h->version != SHMRING_VERSION || h->header_len != SHMRING_PAGE)
+		return SHMRING_BAD_VERSION;
+	/* Each is read once into a local: the producer may change the page meanwhile. */
+	slots = h->slots;
+	units = h->data_units;
+	if (!data_size_ok((uint64_t)units * SHMRING_UNIT) || slots != shmring_slots(units * SHMRING_UNIT))
+		return SHMRING_BAD_GEOMETRY;
+	if (len != shmring_total_len(units * SHMRING_UNIT))
+		return SHMRING_BAD_SIZE;
+	r->hdr = r->hdr_rw = h;
+	r->slots = (const struct shmring_slot *)((const uint8_t *)mem + SHMRING_PAGE);
+	r->data = (const uint8_t *)mem + SHMRING_PAGE + slots_len(slots);
+	r->slots_n = slots;
+	r->slot_spread = (uint32_t)__builtin_ctz(slots) - 2;
+	r->data_units = units;
+	memcpy(r->ident, h->ident, WIRE_IDENT_LEN - 1);
+	r->ident_len = strnlen(r->ident, WIRE_IDENT_LEN - 1);
+
+	tail = atomic_load_explicit(&h->tail, memory_order_acquire);
+	hidx = head_idx(r, &hpos);
+	r->cur = (struct shmring_cursor){ .idx = (uint32_t)tail, .pos = (uint32_t)(tail >> 32), .pos_known = true };
+	r->head_seen = hidx;
+	if (hidx - r->cur.idx > slots || hpos - r->cur.pos > units)
+		return SHMRING_BAD_TAIL;
+	return SHMRING_OK;
+}
+
+/* Where the record of a published slot must be, given the cursor: right
+ * after the last one, or at the start of the data when it would not have fit
+ * before the end.  After a skipped slot any place up to the head will do. */
+static bool record_placed(const struct shmring_reader *r, uint32_t pos, uint32_t units)
+{
+	const struct shmring_cursor *c = &r->cur;
+	uint32_t off = pos & (r->data_units - 1), coff = c->pos & (r->data_units - 1), hpos;
+
+	if (off + units > r->data_units)
+		return false;
+	if (c->pos_known)
+		return pos == c->pos || (off == 0 && pos == c->pos + (r->data_units - coff) &&
+					 coff + units > r->data_units);
+	head_idx(r, &hpos);
+	return hpos - c->pos <= r->data_units && pos - c->pos <= hpos - c->pos &&
+	       hpos - (pos + units) <= hpos - c->pos;
+}
+
+/* Copy the record's header and names out of the ring and check that they
+ * fill exactly the length its slot gave. */
+static bool record_valid(const struct shmring_reader *r, uint32_t pos, uint32_t len,
+			 struct shmring_line *line)
+{
+	const uint8_t *rec = r->data + (size_t)(pos & (r->data_units - 1)) * SHMRING_UNIT;
+	const struct shmring_rec *h = &line->rec;
+
+	memcpy(&line->rec, rec, SHMRING_REC_LEN);
+	if (h->subsys_len > SHMRING_NAME_SUBSYS || h->file_len > SHMRING_NAME_FILE ||
+	    h->text_len > WIRE_TEXT_MAX ||
+	    SHMRING_REC_LEN + (uint32_t)h->subsys_len + h->file_len + h->text_len != len)
+		return false;
+	rec += SHMRING_REC_LEN;
+	memcpy(line->subsys, rec, h->subsys_len);
+	line->subsys[h->subsys_len] = '\0';
+	rec += h->subsys_len;
+	memcpy(line->file, rec, h->file_len);
+	line->file[h->file_len] = '\0';
+	line->text = rec + h->file_len;
+	return true;
+}
+
+enum shmring_status shmring_read(struct shmring_reader *r, struct shmring_line *line, bool skip_pending)
+{
+	struct shmring_cursor *c = &r->cur;
+
+	/* An honest producer cannot have more slots reserved than the ring holds;
+	 * the bound keeps one that writes faster than it is read from keeping a
+	 * drainer here. */
+	for (uint32_t turns = 0; turns <= r->slots_n; turns++) {
+		const struct shmring_slot *s = &r->slots[shmring_slot_at(c->idx, r->slots_n, r->slot_spread)];
+		uint32_t pos, len, units, hpos;
+
+		if (r->head_seen == c->idx) {
+			r->head_seen = head_idx(r, &hpos);
+			if (r->head_seen == c->idx) {
+				/* Everything reserved is read: the data up to the head are
+				 * free, including those of slots skipped on the way. */
+				if (!c->pos_known) {
+					if (hpos - c->pos > r->data_units)
+						return SHMRING_BROKEN;
+					c->pos = hpos;
+					c->pos_known = true;
+				}
+				return SHMRING_EMPTY;
+			}
+		}
+		if (r->head_seen - c->idx > r->slots_n)
+			return SHMRING_BROKEN;
+		if (atomic_load_explicit(&s->stamp, memory_order_acquire) != c->idx + 1) {
+			if (!skip_pending)
+				return SHMRING_PENDING;
+			skip_pending = false;	/* the next one may only be late */
+			c->abandoned++;
+			c->idx++;
+			c->pos_known = false;
+			continue;
+		}
+		pos = s->pos;
+		len = s->len;
+		units = shmring_units(len);
+		c->idx++;
+		if (len < SHMRING_REC_LEN || len > SHMRING_RECORD_MAX || !record_placed(r, pos, units) ||
+		    !record_valid(r, pos, len, line)) {
+			c->corrupt++;
+			c->pos_known = false;
+			continue;
+		}
+		c->pos = pos + units;
+		c->pos_known = true;
+		return SHMRING_LINE;
+	}
+	return SHMRING_BROKEN;
+}
+
+void shmring_release(struct shmring_reader *r)
+{
+	/* After a skipped slot the data position stays at the last record known:
+	 * the producer gets that space back once a later record says where it is. */
+	atomic_store_explicit(&r->hdr_rw->tail, shmring_pack(r->cur.idx, r->cur.pos), memory_order_release);
+}
+
+void shmring_line_to_wire(const struct shmring_reader *r, const struct shmring_line *line,
+			  struct wire_log *log)
+{
+	*log = (struct wire_log){
+		.seq = line->rec.seq,
+		.sec = line->rec.sec,
+		.usec = line->rec.usec,
+		.pid = line->rec.pid,
+		.line = line->rec.line,
+		.level = line->rec.level,
+		.ident = { r->ident, r->ident_len },
+		.subsys = { line->subsys, line->rec.subsys_len },
+		.file = { line->file, line->rec.file_len },
+		.text = { (const char *)line->text, line->rec.text_len },
+	};
+}

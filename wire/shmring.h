@@ -1,0 +1,346 @@
+/* shmring.h: the deferred mode's shared-memory ring, defined once: layout, the producer's reserve and publish, a bounds-checked reader. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+/*
+ * One ring per sender (doc/deferred.md).  The producer creates it in a memfd
+ * and hands the descriptor to a drainer; both map all of it.  Three areas,
+ * each starting on a page:
+ *
+ *   header       constants, the producers' reservation word, the producer's
+ *                counters, and the consumer's position and notes
+ *   slots        one 16-byte descriptor per line: where its record is, and a
+ *                stamp that publishes it
+ *   data         records of 8-byte units: a fixed 28-byte record header, then
+ *                subsystem, file and text, never wrapping around the end
+ *
+ * A line costs the producer one 16-byte compare-and-swap on the reservation
+ * word {lines, slot index, data position}: it numbers the line (the sequence
+ * number a collector sees) and takes its slot and its data at once, or, when
+ * either is full, only numbers it, so that the collector sees a gap.  The
+ * producer copies the record, then publishes it with a release store of the
+ * slot's stamp.  The drainer reads slots in index order: a slot whose stamp
+ * is not its index is reserved but not published, and is skipped after a
+ * bound (or at once when its producer is dead), which a separate slot array
+ * makes possible without knowing the record's length.
+ *
+ * To the drainer everything in the ring is hostile input: every index,
+ * position and length is copied once and checked before use, and a ring that
+ * breaks the rules is given up, never followed out of bounds.
+ */
+
+/* Where drainers listen by default: the library's GSMTAPLOG_DRAINER_SOCKET. */
+#define SHMRING_SOCKET		"/run/gsmtaplog/drainer.sock"
+
+#define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
+#define SHMRING_VERSION		1
+#define SHMRING_PAGE		4096u
+#define SHMRING_UNIT		8u		/* data positions count units of 8 bytes */
+#define SHMRING_ALIGN		64u		/* records start on cache lines: threads writing
+						   neighbouring records never share one */
+
+/* Sizes a ring may have: powers of two between these (the drainer refuses others). */
+#define SHMRING_DATA_MIN	(64u << 10)
+#define SHMRING_DATA_MAX	(256u << 20)
+#define SHMRING_DATA_DEFAULT	(16u << 20)
+/* One slot per this many data bytes: enough for lines of 100 bytes on average. */
+#define SHMRING_BYTES_PER_SLOT	128u
+
+#define SHMRING_NAME_SUBSYS	(WIRE_SUBSYS_LEN - 1)	/* names as the wire keeps them */
+#define SHMRING_NAME_FILE	(WIRE_FILE_LEN - 1)
+
+/*! The record at the start of each line's data: the fields of the datagram's
+ *  prefix that vary per line, in host order.  The names and the text follow. */
+struct shmring_rec {
+	uint32_t seq;		/*!< gsmtap_hdr.frame_number */
+	uint32_t pid;		/*!< thread id, or the pid given to gsmtaplog_set_pid() */
+	uint32_t sec;		/*!< CLOCK_REALTIME when the line was logged */
+	uint32_t usec;
+	uint32_t line;		/*!< source line */
+	uint16_t text_len;	/*!< at most WIRE_TEXT_MAX */
+	uint8_t level;
+	uint8_t subsys_len;	/*!< at most SHMRING_NAME_SUBSYS */
+	uint8_t file_len;	/*!< at most SHMRING_NAME_FILE */
+	uint8_t pad[3];
+};
+#define SHMRING_REC_LEN		28u
+#define SHMRING_RECORD_MAX	(SHMRING_REC_LEN + SHMRING_NAME_SUBSYS + SHMRING_NAME_FILE + WIRE_TEXT_MAX)
+_Static_assert(sizeof(struct shmring_rec) == SHMRING_REC_LEN, "record header layout");
+
+/*! A slot: published when stamp == its index + 1 (mod 2^32). */
+struct shmring_slot {
+	_Atomic uint32_t stamp;
+	uint32_t pos;		/*!< data position of the record, in units, mod 2^32 */
+	uint32_t len;		/*!< bytes of the record */
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct shmring_slot) == 16, "slot layout");
+
+/* Producer state bits (shmring_header.state). */
+#define SHMRING_CLOSED	1u	/*!< gsmtaplog_close(): no line will be added */
+
+/*! The first page.  Offsets are pinned below; every field the drainer reads is
+ *  checked or harmless, whatever the producer wrote. */
+struct shmring_header {
+	/* Constants, written before the ring is handed on. */
+	uint32_t magic;
+	uint16_t version;
+	uint16_t header_len;		/*!< SHMRING_PAGE */
+	uint32_t slots;			/*!< power of two */
+	uint32_t data_units;		/*!< power of two; data bytes / SHMRING_UNIT */
+	uint64_t total_len;		/*!< bytes of the whole memfd */
+	uint32_t pid;			/*!< the creator */
+	uint32_t pad0;
+	char ident[WIRE_IDENT_LEN];	/*!< NUL-padded process name */
+	uint8_t pad1[64 - 48];
+
+	/* The producers' reservation word, changed by one 16-byte compare-and-swap:
+	 * head[0] counts lines numbered, head[1] holds the slot index (low 32
+	 * bits) and the data position in units (high 32 bits), both mod 2^32. */
+	_Alignas(64) uint64_t head[2];
+	uint8_t pad2[64 - 16];
+
+	/* The producer's counters. */
+	_Alignas(64) _Atomic uint64_t dropped;	/*!< lines numbered but not in the ring */
+	_Atomic uint32_t state;			/*!< SHMRING_CLOSED */
+	uint8_t pad3[64 - 12];
+
+	/* The consumer's side: written only by the drainer attached. */
+	_Alignas(64) _Atomic uint64_t tail;	/*!< slot index (low 32 bits) and data position consumed */
+	_Atomic uint64_t drops_seen;		/*!< `dropped` as some drainer last accounted it */
+	_Atomic uint32_t port;			/*!< the ring's number as drainers show it; 0: none yet */
+	uint32_t pad4;
+};
+_Static_assert(offsetof(struct shmring_header, head) == 64, "header layout");
+_Static_assert(offsetof(struct shmring_header, dropped) == 128, "header layout");
+_Static_assert(offsetof(struct shmring_header, tail) == 192, "header layout");
+_Static_assert(sizeof(struct shmring_header) <= SHMRING_PAGE, "header fits its page");
+
+/*
+ * The rendezvous.  A producer connects to the drainer's Unix socket
+ * (SOCK_SEQPACKET) and sends one message: a struct shmring_hello with the
+ * ring's memfd attached (SCM_RIGHTS).  The drainer answers with one int32_t:
+ * 0, or the errno why it refused the ring.  The connection stays open while
+ * the drainer holds the ring: the producer learns from its end that the
+ * drainer went away, and offers the ring again to the next one.
+ */
+struct shmring_hello {
+	uint32_t magic;		/*!< SHMRING_MAGIC */
+	uint16_t version;	/*!< SHMRING_VERSION */
+	uint16_t pad;
+	uint64_t total_len;	/*!< bytes of the memfd */
+};
+
+struct sockaddr_un;
+
+/*! The producer's side of the rendezvous: offer the ring in \a memfd
+ *  (\a total_len bytes) to the drainer listening on \a addr, and wait up to
+ *  \a answer_ms for its answer, or less if \a stop_fd (-1: none) becomes readable.
+ *  \returns the connection the drainer holds the ring by (non-blocking, close-on-exec), or
+ *           -errno: the drainer's refusal, ETIMEDOUT, ECANCELED, or the socket's */
+int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
+		  int answer_ms, int stop_fd);
+
+/*! Bytes of a ring with \a data_bytes of data: what to give ftruncate(). */
+size_t shmring_total_len(uint32_t data_bytes);
+
+/*! Slots of a ring with \a data_bytes of data. */
+uint32_t shmring_slots(uint32_t data_bytes);
+
+/* ---- the producer ---- */
+
+/*! Units of a record of \a len bytes: whole cache lines. */
+static inline uint32_t shmring_units(uint32_t len)
+{
+	return ((len + SHMRING_ALIGN - 1) & ~(SHMRING_ALIGN - 1)) / SHMRING_UNIT;
+}
+
+/*! Where slot \a idx is, of \a slots (2^(spread + 2)): consecutive indexes
+ *  go to different cache lines (four slots share one), so that threads
+ *  publishing one after the other do not pass one line between them. */
+static inline uint32_t shmring_slot_at(uint32_t idx, uint32_t slots, uint32_t spread)
+{
+	uint32_t i = idx & (slots - 1);
+
+	return (i >> 2) | (i & 3) << spread;
+}
+
+/*! The producer's private view of its ring: nothing here is read back from
+ *  the shared memory, so a drainer cannot make the producer write elsewhere. */
+struct shmring_producer {
+	struct shmring_header *hdr;
+	struct shmring_slot *slots;
+	uint8_t *data;
+	uint32_t slot_mask;
+	uint32_t slot_spread;	/*!< log2(slots) - 2 */
+	uint32_t data_units;
+};
+
+/*! Lay out a new ring in \a mem (shmring_total_len(data_bytes) bytes, zeroed)
+ *  and fill \a p.  \returns 0, or -EINVAL for a size that is not a power of two
+ *  between SHMRING_DATA_MIN and SHMRING_DATA_MAX */
+int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, const char *ident,
+		 size_t ident_len, uint32_t pid);
+
+/*! What a reservation got. */
+struct shmring_claim {
+	uint64_t line;		/*!< the line's number from 0: its seq is seq_number(line) */
+	uint32_t idx;		/*!< slot index (valid when reserved) */
+	uint32_t pos;		/*!< data position in units */
+	uint8_t *rec;		/*!< where to write \a len bytes; NULL: the ring is full, the line is numbered only */
+	uint32_t len;
+};
+
+/*! The reservation word's second half, and the consumer's position: slot
+ *  index in the low 32 bits, data position in the high 32. */
+static inline uint64_t shmring_pack(uint32_t idx, uint32_t pos)
+{
+	return (uint64_t)pos << 32 | idx;
+}
+
+typedef unsigned __int128 shmring_u128 __attribute__((may_alias));
+
+/*! Number a line and reserve \a len bytes (at most SHMRING_RECORD_MAX) for it.
+ *  Lock-free (one compare-and-swap, retried only when another thread won),
+ *  async-signal-safe, no system call.  When the ring has no room the line is
+ *  only numbered (claim->rec is NULL) and counted in hdr->dropped.
+ *  \a len 0 numbers a line that will not be written.  Inline: it is the
+ *  library's hot path. */
+static inline void shmring_reserve(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
+{
+	shmring_u128 *head = (shmring_u128 *)p->hdr->head;
+	uint32_t units = len ? shmring_units(len) : 0;
+	shmring_u128 old;
+	uint32_t idx, pos, start;
+	bool room;
+
+	/* Ask for the line for writing at once: when another CPU has it, reading
+	 * it shared first would cost a second transfer for the swap. */
+	__builtin_prefetch(head, 1, 3);
+	/* The two halves may be read torn: the compare-and-swap then fails and
+	 * returns the word as it was. */
+	old = (shmring_u128)__atomic_load_n(&p->hdr->head[1], __ATOMIC_RELAXED) << 64 |
+	      __atomic_load_n(&p->hdr->head[0], __ATOMIC_RELAXED);
+
+	for (;;) {
+		uint64_t lines = (uint64_t)old;
+		uint64_t tail = atomic_load_explicit(&p->hdr->tail, memory_order_acquire);
+		uint32_t off;
+		shmring_u128 want, seen;
+
+		idx = (uint32_t)(old >> 64);
+		pos = (uint32_t)(old >> 96);
+		/* A record never wraps: one that would is placed at the start,
+		 * and the units up to the end are left unused. */
+		off = pos & (p->data_units - 1);
+		start = off + units > p->data_units ? pos + (p->data_units - off) : pos;
+		room = units && idx - (uint32_t)tail <= p->slot_mask &&
+		       start + units - (uint32_t)(tail >> 32) <= p->data_units;
+		want = (shmring_u128)(room ? shmring_pack(idx + 1, start + units) : shmring_pack(idx, pos)) << 64 |
+		       (lines + 1);
+		seen = __sync_val_compare_and_swap(head, old, want);
+		if (seen == old)
+			break;
+		old = seen;
+	}
+	c->line = (uint64_t)old;
+	c->idx = idx;
+	c->pos = start;
+	c->len = len;
+	c->rec = room ? p->data + (size_t)(start & (p->data_units - 1)) * SHMRING_UNIT : NULL;
+	if (!room)
+		atomic_fetch_add_explicit(&p->hdr->dropped, 1, memory_order_relaxed);
+}
+
+/*! Publish a reserved record once claim->rec holds its claim->len bytes. */
+static inline void shmring_publish(struct shmring_producer *p, const struct shmring_claim *claim)
+{
+	struct shmring_slot *s = &p->slots[shmring_slot_at(claim->idx, p->slot_mask + 1, p->slot_spread)];
+
+	s->pos = claim->pos;
+	s->len = claim->len;
+	atomic_store_explicit(&s->stamp, claim->idx + 1, memory_order_release);
+}
+
+/* ---- the drainer ---- */
+
+/*! Where a drainer is in a ring.  Plain data: a drainer that could not hand
+ *  lines on copies it back to read them again. */
+struct shmring_cursor {
+	uint32_t idx;		/*!< next slot to read */
+	uint32_t pos;		/*!< data consumed: the end of the last record read */
+	bool pos_known;		/*!< false after a skipped slot, until a record says where it is */
+	uint64_t abandoned;	/*!< slots skipped unpublished */
+	uint64_t corrupt;	/*!< records that broke the layout, skipped */
+};
+
+/*! The drainer's view of a ring, checked once at attach. */
+struct shmring_reader {
+	const struct shmring_header *hdr;
+	struct shmring_header *hdr_rw;	/*!< the same page: only the consumer's fields are written */
+	const struct shmring_slot *slots;
+	const uint8_t *data;
+	uint32_t slots_n;
+	uint32_t slot_spread;
+	uint32_t data_units;
+	char ident[WIRE_IDENT_LEN];	/*!< copied and cut at attach */
+	size_t ident_len;
+	uint32_t head_seen;		/*!< slots reserved as last read: the head's cache line
+					     is the producers', read again only once they are used up */
+	struct shmring_cursor cur;
+};
+
+/*! Why a ring was refused. */
+enum shmring_refusal {
+	SHMRING_OK = 0,
+	SHMRING_BAD_SIZE,	/*!< shorter than a header, or not what the header says */
+	SHMRING_BAD_MAGIC,
+	SHMRING_BAD_VERSION,
+	SHMRING_BAD_GEOMETRY,	/*!< slots or data not a power of two in range */
+	SHMRING_BAD_TAIL,	/*!< the consumer position is not one the producer could have */
+};
+
+/*! Check the ring mapped at \a mem (\a len bytes, read-write) and start reading
+ *  where the last drainer stopped.  \returns SHMRING_OK or why not */
+enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t len);
+
+/*! A text name for a refusal. */
+const char *shmring_refusal_name(enum shmring_refusal why);
+
+/*! One line as read: the fields in private memory, the text in the ring. */
+struct shmring_line {
+	struct shmring_rec rec;		/*!< copied, lengths checked */
+	char subsys[WIRE_SUBSYS_LEN];
+	char file[WIRE_FILE_LEN];
+	const uint8_t *text;		/*!< rec.text_len bytes in the ring: the producer may still change them */
+};
+
+enum shmring_status {
+	SHMRING_LINE,		/*!< *line is filled; the cursor moved past it */
+	SHMRING_EMPTY,		/*!< nothing reserved past the cursor */
+	SHMRING_PENDING,	/*!< the next slot is reserved but not published yet */
+	SHMRING_BROKEN,		/*!< the ring breaks the rules beyond repair: stop reading it */
+};
+
+/*! Read the next line at the cursor.  A record that breaks the layout is
+ *  skipped and counted in cur.corrupt, and reading goes on.
+ *  \param[in] skip_pending  the slot at the cursor, if PENDING, is skipped
+ *                           instead (counted in cur.abandoned): its producer is
+ *                           dead, or it waited longer than the drainer allows.
+ *                           Only that one: later slots may just be late. */
+enum shmring_status shmring_read(struct shmring_reader *r, struct shmring_line *line, bool skip_pending);
+
+/*! Give what the cursor has passed back to the producer. */
+void shmring_release(struct shmring_reader *r);
+
+/*! Fill \a log (as wire_decode() would from the datagram) from \a line: the
+ *  names point into \a line and \a r, the text into the ring. */
+void shmring_line_to_wire(const struct shmring_reader *r, const struct shmring_line *line,
+			  struct wire_log *log);

@@ -117,35 +117,38 @@ static void open_outputs(struct options *opt, const struct privs *privs, struct 
 				  "(gsmtap-logd hands over only the directories it creates)",
 				  req->path, privs->user, strerror(errno), dir, privs->user);
 		if (!o)
-			log_fatal("cannot write %s: %s", req->path ? req->path : req->kind, output_open_error(errno));
+			log_fatal("cannot write %s: %s", req->path ? req->path : req->kind,
+				  req->error[0] ? req->error : output_open_error(errno));
 		if (collector_add_output(c, o))
 			log_fatal("too many outputs");
 		free(dir);
 	}
 }
 
-/* An input that redelivers (a broker) may hand over again what the last run
- * wrote and had not acknowledged: the collector reads that much back from the
- * main output's files, so that it knows those datagrams and records none twice. */
+/* What an earlier run recorded, read back from the main output's files: an
+ * input that redelivers (a broker) may hand over again what that run wrote and
+ * had not acknowledged, and the collector then records none of it twice; a
+ * socket's senders go on numbering their lines, and what they sent while the
+ * daemon was down is counted as lost, not taken for a fresh start. */
 static void know_earlier(struct collector *c)
 {
 	struct output *main = collector_output(c, 0);
 	struct input *in;
-	size_t want = 0, known;
+	size_t redelivers = 0, resumes = 0, known;
 
-	for (size_t i = 0; (in = collector_input(c, i)); i++)
-		if (in->redelivers > want)
-			want = in->redelivers;
-	if (!want)
-		return;
-	if (!main->ops->earlier) {
+	for (size_t i = 0; (in = collector_input(c, i)); i++) {
+		redelivers = in->redelivers > redelivers ? in->redelivers : redelivers;
+		resumes = in->resumes > resumes ? in->resumes : resumes;
+	}
+	if (redelivers && !main->ops->earlier) {
 		log_say("the %s output cannot be read back: a datagram delivered again after a restart may be "
 			"recorded twice (with -w, the pcapng output is read back)", main->kind);
 		return;
 	}
-	known = readback(main, want, collector_know_cb, c);
-	log_say("read back the last %zu datagrams the %s output holds, to know them if they are delivered again",
-		known, main->kind);
+	known = readback(main, redelivers > resumes ? redelivers : resumes, collector_know_cb, c);
+	if (redelivers)
+		log_say("read back the last %zu datagrams the %s output holds, to know them if they are delivered again",
+			known, main->kind);
 }
 
 static int exit_status(const struct collector *c)

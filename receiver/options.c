@@ -40,6 +40,9 @@ static const char usage_text[] =
 "  -f, --filter BPF          capture filter for -i and -r (default \"udp port 4729\")\n"
 "  -B, --buffer-size MIB     kernel receive buffer per socket (default 128), or\n"
 "                            libpcap's capture ring for -i (default 32)\n"
+"      --workers N           N collector processes on SO_REUSEPORT sockets of each\n"
+"                            -l address, a sender always to the same one; each\n"
+"                            writes its own files, NAME-wK.EXT\n"
 "\n"
 "Output (with neither -w nor --text, both go to ./" OPTIONS_DEFAULT_DIR "/):\n"
 "  -w, --pcapng PATH         write pcapng (all GSMTAP, malformed datagrams too);\n"
@@ -307,7 +310,8 @@ static void order_outputs(struct options *o)
 static void check_workers(const struct options *o)
 {
 	if (strcmp(o->inputs[0].kind, "socket"))
-		log_usage("--workers receives on sockets (-l) only: -i and -r read one capture");
+		log_usage("--workers receives on the sockets it binds itself (-l): not with -i, -r, --shm, "
+			  "--from-nats or sockets from the service manager");
 	for (size_t i = 0; i < o->n_outputs; i++)
 		if (output_to_stdout(&o->outputs[i]))
 			log_usage("--workers: each worker writes its own files; standard output "

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "natsconn.h"
 
@@ -64,10 +65,16 @@ static int split_servers(char *copy, const char **list)
 	return n;
 }
 
-static natsStatus security(natsOptions *o, const struct nats_config *cfg)
+/* \returns 0, or -1 with the reason in \a err */
+static int security(natsOptions *o, const struct nats_config *cfg, char *err)
 {
 	natsStatus s = NATS_OK;
 
+	/* libnats reads the file only when it connects: a wrong path is said now */
+	if (cfg->creds && access(cfg->creds, R_OK)) {
+		snprintf(err, NATSCONN_ERR_MAX, "cannot read --nats-creds %s: %s", cfg->creds, strerror(errno));
+		return -1;
+	}
 	if (cfg->creds)
 		s = natsOptions_SetUserCredentialsFromFiles(o, cfg->creds, NULL);
 	if (s == NATS_OK && (cfg->tls_ca || cfg->tls_cert))
@@ -76,7 +83,9 @@ static natsStatus security(natsOptions *o, const struct nats_config *cfg)
 		s = natsOptions_LoadCATrustedCertificates(o, cfg->tls_ca);
 	if (s == NATS_OK && cfg->tls_cert)
 		s = natsOptions_LoadCertificatesChain(o, cfg->tls_cert, cfg->tls_key);
-	return s;
+	if (s != NATS_OK)
+		fail(err, "TLS", s);
+	return s == NATS_OK ? 0 : -1;
 }
 
 struct natsconn *natsconn_open(const struct nats_config *cfg, const char *name, const struct natsconn_events *ev,
@@ -105,12 +114,12 @@ struct natsconn *natsconn_open(const struct nats_config *cfg, const char *name, 
 		s = natsOptions_SetServers(o, servers, n);
 	if (s == NATS_OK)
 		s = natsOptions_SetName(o, name);
-	if (s == NATS_OK)
-		s = security(o, cfg);
 	if (s != NATS_OK) {
 		fail(err, cfg->servers, s);
 		goto fail;
 	}
+	if (security(o, cfg, err))
+		goto fail;
 	natsOptions_SetMaxReconnect(o, -1);
 	natsOptions_SetReconnectWait(o, RECONNECT_WAIT_MS);
 	natsOptions_SetTimeout(o, CONNECT_TIMEOUT_MS);

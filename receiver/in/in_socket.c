@@ -17,6 +17,9 @@
 
 /* Datagrams taken per recvmmsg() call. */
 #define SOCKET_BATCH	64
+/* Records read back at start so that senders' numbers go on (input.h, resumes):
+ * the last this-many hold every sender active then, as the stream table does. */
+#define SOCKET_RESUMES	4096
 /* Room for the largest UDP payload, so that nothing is ever cut short. */
 #define DATAGRAM_MAX	65536
 /* Each datagram's buffer starts five cache lines further into the cache's sets
@@ -257,7 +260,7 @@ static struct in_socket *socket_new(const char *name, int fd)
 	struct in_socket *s = calloc(1, sizeof(*s));
 
 	if (s) {
-		s->in = (struct input){ .ops = &socket_ops, .fd = fd, .live = true };
+		s->in = (struct input){ .ops = &socket_ops, .fd = fd, .live = true, .resumes = SOCKET_RESUMES };
 		snprintf(s->in.name, sizeof(s->in.name), "%s", name);
 	}
 	return s;

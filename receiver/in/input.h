@@ -64,6 +64,9 @@ struct input {
 	size_t redelivers;	/*!< records its source may deliver again after a restart (delivered and
 				     not acknowledged when it stopped): the daemon reads that many back
 				     from the main output so that none is recorded twice; 0 for most */
+	size_t resumes;		/*!< records to read back from the main output so that each sender's
+				     numbers go on from the last the earlier run recorded: what a sender
+				     sent while the daemon was down is then counted as lost; 0: none */
 	char name[INPUT_NAME_MAX];	/*!< e.g. "[::]:4729", "lo", "old.pcapng" */
 };
 

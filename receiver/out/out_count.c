@@ -66,7 +66,7 @@ static const struct output_ops count_ops = {
 };
 
 /*! Takes no path: nothing is written. */
-struct output *out_count_open(const struct output_request *req, const struct ring_opts *ro,
+struct output *out_count_open(struct output_request *req, const struct ring_opts *ro,
 			      const struct collector *c, time_t now)
 {
 	struct out_count *n = calloc(1, sizeof(*n));

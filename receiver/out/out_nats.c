@@ -414,7 +414,7 @@ static void collector_token(struct out_nats *n)
 }
 
 /*! Publishes to req->nats->servers; no file. */
-struct output *out_nats_open(const struct output_request *req, const struct ring_opts *ro,
+struct output *out_nats_open(struct output_request *req, const struct ring_opts *ro,
 			     const struct collector *c, time_t now)
 {
 	struct out_nats *n = calloc(1, sizeof(*n));
@@ -439,8 +439,10 @@ struct output *out_nats_open(const struct output_request *req, const struct ring
 	if (!n->spool)
 		goto fail;
 	n->conn = natsconn_open(&n->cfg, n->collector, &(struct natsconn_events){ changed_cb, answer_cb, n }, err);
-	if (!n->conn)
+	if (!n->conn) {
+		snprintf(req->error, sizeof(req->error), "%s", err);
 		goto fail;
+	}
 	n->running = !pthread_create(&n->thread, NULL, publisher, n);
 	if (!n->running)
 		goto fail;

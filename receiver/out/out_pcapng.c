@@ -157,7 +157,7 @@ static const struct output_ops pcapng_ops = {
 };
 
 /*! The pcapng output at request->base in request->dirfd, or on standard output. */
-struct output *out_pcapng_open(const struct output_request *req, const struct ring_opts *ro,
+struct output *out_pcapng_open(struct output_request *req, const struct ring_opts *ro,
 			       const struct collector *c, time_t now)
 {
 	struct out_pcapng *p = calloc(1, sizeof(*p));

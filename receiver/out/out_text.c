@@ -119,7 +119,7 @@ static const struct output_ops text_ops = {
 };
 
 /*! The text output at request->base in request->dirfd, or on standard output. */
-struct output *out_text_open(const struct output_request *req, const struct ring_opts *ro,
+struct output *out_text_open(struct output_request *req, const struct ring_opts *ro,
 			     const struct collector *c, time_t now)
 {
 	struct out_text *t = calloc(1, sizeof(*t));

@@ -19,13 +19,13 @@
 	X(nats)
 
 /* ro is NULL for standard output. */
-#define DECLARE(kind) struct output *out_##kind##_open(const struct output_request *req, \
+#define DECLARE(kind) struct output *out_##kind##_open(struct output_request *req, \
 	const struct ring_opts *ro, const struct collector *c, time_t now);
 OUTPUT_KINDS(DECLARE)
 
 static const struct {
 	const char *kind;
-	struct output *(*open)(const struct output_request *req, const struct ring_opts *ro,
+	struct output *(*open)(struct output_request *req, const struct ring_opts *ro,
 			       const struct collector *c, time_t now);
 } kinds[] = {
 #define ENTRY(kind) { #kind, out_##kind##_open },

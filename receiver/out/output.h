@@ -84,6 +84,7 @@ struct output_request {
 	bool colour;		/*!< text: ANSI colours by level (standard output on a terminal) */
 	bool json;		/*!< text: JSON lines (--text-format json) */
 	const struct nats_config *nats;	/*!< nats: the cluster and what to publish there */
+	char error[256];	/*!< why output_open() failed, when errno cannot say it (a broker's answer) */
 	/* filled by output_prepare(), taken over by output_open() */
 	char *dir;		/*!< the directory part of path */
 	const char *base;	/*!< the file name part of path */
@@ -107,7 +108,8 @@ int output_prepare(struct output_request *req, const struct dirs_owner *owner, c
 struct output *output_open(struct output_request *request, const struct output_rotation *rotation,
 			   const struct collector *c, time_t now);
 
-/*! Why output_open() failed with \a err, in words an operator can act on. */
+/*! Why output_open() failed with \a err, in words an operator can act on (request->error
+ *  says more when it is not empty). */
 const char *output_open_error(int err);
 
 /*! "DIR/FILE" of the output's current file, or "-". */

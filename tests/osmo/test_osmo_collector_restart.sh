@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_osmo_collector_restart.sh: a program started first leaves gsmtap-logd port 4729; what it sends while gsmtap-logd is down is counted exactly and flagged.
+# test_osmo_collector_restart.sh: a program started first leaves gsmtap-logd port 4729; what it sends while gsmtap-logd is down is counted exactly, by the restarted collector itself, and flagged.
 # Usage: test_osmo_collector_restart.sh PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt (under flock /tmp/gsmtaplog-4729.lock)
 #
 # dumpcap on lo is the witness of every datagram the program sends to port
@@ -33,6 +33,7 @@ osmo_activity 3
 osmo_stop
 sleep 0.5
 collector_stop
+cp "$T/logd.err" "$T/restarted.err"
 kill -INT "$DUMPCAP"
 wait "$DUMPCAP"
 
@@ -69,6 +70,14 @@ ok $? "received datagrams equal the witness's of the same number: port, pid, lev
 is "$(awk -F'\t' -v s="$after_gap" '$2 == s { print $3 }' "$T/live.tsv")" "$gap" \
 	"plugin: gsmtaplog.lost=$gap on the first frame after the restart (seq $after_gap)"
 is "$(awk -F'\t' '{ n += $3 } END { print n }' "$T/live.tsv")" "$gap" "plugin: no other frame has a loss"
+
+# The restarted collector read back its pcapng's last records, so the sender's
+# numbers went on from where the first run left them: it counted the gap live.
+src=$(grep -o "src=[^ ]* ident=$OSMO_IDENT " "$T/restarted.err" | head -n 1 | sed 's/src=\([^ ]*\) .*/\1/')
+is "$(grep "gsmtap-logd: stream .* src=$src " "$T/restarted.err" | tail -n 1 | tr ' ' '\n' | sed -n 's/^lost=//p')" \
+	"$gap" "the restarted gsmtap-logd's own summary: lost=$gap for $OSMO_IDENT"
+is "$(grep 'gsmtap-logd: received=' "$T/restarted.err" | tail -n 1 | tr ' ' '\n' | sed -n 's/^lost=//p')" "$gap" \
+	"and lost=$gap in its overall summary"
 
 # gsmtap-logd counts it from its own files: one section per run, merged for libpcap.
 mergecap -F pcapng -w "$T/merged.pcapng" "$T/live.pcapng" 2>"$T/mergecap.err" ||

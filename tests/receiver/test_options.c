@@ -201,7 +201,8 @@ static void refused(void)
 					   "127.0.0.1 (PORT 1 to 65535)");
 	REFUSED(ARGS("-w", ""), "an empty file name for the pcapng output");
 	REFUSED(ARGS("--workers", "0"), "--workers 0: out of range (1 to 64)");
-	REFUSED(ARGS("--workers", "2", "-r", "f"), "--workers receives on sockets (-l) only: -i and -r read one capture");
+	REFUSED(ARGS("--workers", "2", "-r", "f"), "--workers receives on the sockets it binds itself (-l): not with -i, -r, --shm, "
+		"--from-nats or sockets from the service manager");
 	REFUSED(ARGS("--from-nats", "nats://a"),
 		"--from-nats needs --durable NAME: the consumer that remembers what was acknowledged");
 	REFUSED(ARGS("--from-nats", "nats://a", "--durable", "d", "--nats", "nats://b"),

@@ -96,6 +96,14 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void svc_forget(void)
+{
+	if (notify_fd >= 0)
+		close(notify_fd);
+	notify_fd = -1;
+	watchdog_ns = 0;
+}
+
 bool svc_notifying(void)
 {
 	return notify_fd >= 0;

@@ -21,6 +21,10 @@ int svc_init(void);
  *  is dropped.  \returns 0 (also without a manager) or -errno */
 int svc_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*! In a process the daemon forks (a --workers worker): the service manager
+ *  takes notifications from the main process only, so this one sends none. */
+void svc_forget(void);
+
 /*! \returns true when a service manager listens for notifications */
 bool svc_notifying(void);
 

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "loop.h"
 #include "stats.h"
+#include "service.h"
 #include "workers.h"
 
 /* A worker's figures reach the parent at least this often while it runs. */
@@ -337,6 +338,7 @@ static void become_worker(struct workers *ws, struct worker *w, struct options *
 	/* the parent's death (even kill -9) stops the worker, as SIGTERM does */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
 		_exit(EXIT_FATAL);
+	svc_forget();
 	snprintf(tag, sizeof(tag), "worker %u", w->n);
 	log_set_tag(tag);
 	for (unsigned int k = 0; k < ws->n; k++)
@@ -667,6 +669,8 @@ int workers_run(struct workers *ws, struct options *opt, const struct privs *pri
 		return EXIT_FATAL;
 	}
 	say_listening(ws);
+	/* every worker has its sockets and files: the parent is the service's main process */
+	svc_notify("READY=1\nSTATUS=listening with %u workers", ws->n);
 	log_never_block();
 	for (;;) {
 		uint64_t now = monotonic_ms();
@@ -686,11 +690,15 @@ int workers_run(struct workers *ws, struct options *opt, const struct privs *pri
 			}
 		}
 		flags = wait_any(ws, ms, fds, of);
+		svc_watchdog();
 		for (size_t i = 1; i <= ws->n; i++)
 			if (fds[i].fd >= 0 && (fds[i].revents & POLLIN))
 				died(ws, of[i]);
-		if (flags & LOOP_HUP)
+		if (flags & LOOP_HUP) {
+			svc_notify_reloading();
 			signal_all(ws, SIGHUP);
+			svc_notify("READY=1");
+		}
 		if (flags & LOOP_USR1)
 			ask(ws, TELL_SUMMARY | TELL_FILE, !opt->quiet);
 		now = monotonic_ms();
@@ -709,6 +717,7 @@ int workers_run(struct workers *ws, struct options *opt, const struct privs *pri
 		if (flags & LOOP_TERM || (stop_at && now >= stop_at))
 			break;
 	}
+	svc_notify("STOPPING=1");
 	stop_all(ws);
 	log_wait_at_most(1000);
 	ws->pending = TELL_SUMMARY | TELL_FILE;

@@ -8,23 +8,28 @@ need python3
 CLI=$BUILDDIR/sender/gsmtap-log
 
 # listen_notify NAME ADDR: record what arrives on the Unix datagram socket ADDR
-# ("@name" is abstract), one line each: "SECONDS.MICROS 'MESSAGE'" in $T/NAME.msgs.
+# ("@name" is abstract), one line each: "SECONDS.MICROS PID 'MESSAGE'" in $T/NAME.msgs, PID the
+# sender's (SCM_CREDENTIALS, as systemd's NotifyAccess=main checks it).
 listen_notify() {
 	python3 - "$2" "$T/$1.msgs" <<'PY' &
 import socket, sys, time
 addr = sys.argv[1]
+import struct
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
 s.bind("\0" + addr[1:] if addr.startswith("@") else addr)
 out = open(sys.argv[2], "w", buffering=1)
 out.write("bound\n")
 while True:
-    m = s.recv(4096)
-    out.write("%.6f %r\n" % (time.monotonic(), m.decode()))
+    m, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(12))
+    pid = [struct.unpack("iII", d)[0] for l, t, d in anc if t == socket.SCM_CREDENTIALS][0]
+    out.write("%.6f %d %r\n" % (time.monotonic(), pid, m.decode()))
 PY
 	NOTIFY_PID=$!
 	wait_for "$T/$1.msgs" '^bound' || bail "the notify socket $2 is not listening"
 }
-msgs() { sed -n "s/^[0-9.]* '\(.*\)'$/\1/p" "$T/$1.msgs"; }	# the messages, without times
+msgs() { sed -n "s/^[0-9.]* [0-9]* '\(.*\)'$/\1/p" "$T/$1.msgs"; }	# the messages, without times
+senders() { sed -n "s/^[0-9.]* \([0-9]*\) .*/\1/p" "$T/$1.msgs" | sort -u; }	# the pids that sent
 
 PORT=$(free_udp_port)
 listen_notify main "$T/notify"
@@ -71,6 +76,24 @@ sleep 0.2
 is "$(msgs abstract | grep -c WATCHDOG)" 0 "WATCHDOG_PID of another process: no WATCHDOG=1"
 is "$(msgs abstract | sed -n '1p;$p')" 'READY=1\nSTATUS=received=0 written=0 lost=0 dropped=0 streams=0
 STOPPING=1' "an abstract NOTIFY_SOCKET gets READY=1 and STOPPING=1"
+kill $NOTIFY_PID
+
+# --workers: the parent is the main process; it alone notifies (workers' messages would be refused).
+listen_notify workers "$T/notify-w"
+NOTIFY_SOCKET=$T/notify-w WATCHDOG_USEC=1000000 start_logd --workers 2 -l "127.0.0.1:$PORT" -w "$T/w.pcapng"
+wait_for "$T/workers.msgs" READY || bail "no READY=1 from --workers: $(cat "$T/logd.err")"
+is "$(msgs workers | grep -v WATCHDOG | head -n 1)" 'READY=1\nSTATUS=listening with 2 workers' \
+	"--workers 2: READY=1 once both workers listen with their files open"
+kill -HUP "$LOGD_PID"
+wait_for "$T/workers.msgs" "RELOADING=1" || bail "no RELOADING=1 from --workers"
+sleep 1.2
+stop_logd
+sleep 0.2
+is "$(msgs workers | grep -v WATCHDOG | sed 's/MONOTONIC_USEC=[0-9]*/MONOTONIC_USEC=N/' | sed -n '2,$p')" 'RELOADING=1\nMONOTONIC_USEC=N
+READY=1
+STOPPING=1' "SIGHUP: RELOADING=1 then READY=1; SIGTERM: STOPPING=1"
+ok $(( $(msgs workers | grep -c WATCHDOG) >= 2 ? 0 : 1 )) "the parent feeds the watchdog"
+is "$(senders workers)" "$LOGD_PID" "every message came from the parent ($LOGD_PID), none from a worker"
 kill $NOTIFY_PID
 
 # A manager that went away: the notifications are lost, the collector is not.

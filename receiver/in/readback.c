@@ -26,9 +26,9 @@ struct readback {
 	size_t n;
 };
 
-/* Walk a mapped file's packets; from the \a skip-th on, hand them to \a cb
- * (NULL: only count).  \returns the packets in it */
-static uint64_t walk(const struct part *p, uint64_t skip, rx_deliver_cb cb, void *ctx)
+/* Walk a mapped file's packets and hand them to \a cb (NULL: only count).
+ * \returns the packets in it */
+static uint64_t walk(const struct part *p, rx_deliver_cb cb, void *ctx)
 {
 	struct pcapread rd = { 0 };
 	size_t off = 0, used;
@@ -45,7 +45,7 @@ static uint64_t walk(const struct part *p, uint64_t skip, rx_deliver_cb cb, void
 		off += used;
 		if (res != PCAPREAD_PACKET)
 			continue;
-		if (cb && n >= skip && frame_decode(pcapread_dlt(pkt.linktype), pkt.data, pkt.caplen, &r, &frag) == FRAME_UDP) {
+		if (cb && frame_decode(pcapread_dlt(pkt.linktype), pkt.data, pkt.caplen, &r, &frag) == FRAME_UDP) {
 			r.rx_time = (struct timespec){ pkt.ts_ns / 1000000000, pkt.ts_ns % 1000000000 };
 			cb(ctx, &r);
 		}
@@ -72,7 +72,7 @@ static bool file_cb(int dirfd, const char *name, void *arg)
 	close(fd);
 	if (p->map == MAP_FAILED)
 		return true;
-	p->packets = walk(p, 0, NULL, NULL);
+	p->packets = walk(p, NULL, NULL);
 	if (!p->packets) {
 		munmap((void *)p->map, p->size);
 		return true;
@@ -90,12 +90,14 @@ size_t readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx
 	if (!want || !o->ops->earlier)
 		return 0;
 	o->ops->earlier(o, file_cb, &rb);
+	/* Every file read is handed over whole, not only its last \a want: a
+	 * record left unacknowledged can lie further back than that many (a run
+	 * that died before JetStream delivered it again, then a run that wrote
+	 * thousands of acknowledged ones before it died too), and the files had
+	 * to be walked to their ends anyway. */
 	for (size_t i = rb.n; i-- > 0;) {
-		/* the oldest part read holds more than needed: only its last ones */
-		uint64_t skip = i == rb.n - 1 && rb.found > want ? rb.found - want : 0;
-
-		walk(&rb.parts[i], skip, cb, ctx);
-		handed += rb.parts[i].packets - skip;
+		walk(&rb.parts[i], cb, ctx);
+		handed += rb.parts[i].packets;
 		munmap((void *)rb.parts[i].map, rb.parts[i].size);
 	}
 	return handed;

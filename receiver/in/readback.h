@@ -10,9 +10,9 @@
 /* Files read back at most: a bound for outputs that rotate into tiny files. */
 #define READBACK_FILES	64
 
-/*! Hand the last \a want datagrams that the files of \a o hold (output_ops.earlier:
- *  the current file and earlier runs' files, newest first) to \a cb, oldest first,
- *  as records.  Only pcapng files are read (gsmtap-logd's own: each packet an IP
+/*! Hand the datagrams that the files of \a o hold (output_ops.earlier: the current
+ *  file and earlier runs' files, newest first) to \a cb, oldest first, as records:
+ *  whole files, as many as hold the last \a want at least.  Only pcapng files are read (gsmtap-logd's own: each packet an IP
  *  and UDP header and the datagram); anything else, or a torn end, ends that file.
  *  \returns the datagrams handed over */
 size_t readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <nats/nats.h>
 
@@ -88,3 +89,14 @@ uint64_t natsconn_deliveries(natsMsg *msg);
 /*! Close, wait (a little) until libnats has made its last callback, and free (NULL
  *  allowed); the durable consumer stays on the cluster. */
 void natsconn_close(struct natsconn *c);
+
+/* ---- the clock of the threads that the input and the output run ---- */
+
+/*! CLOCK_MONOTONIC in milliseconds. */
+uint64_t natsconn_now_ms(void);
+
+/*! \a cond, waiting on CLOCK_MONOTONIC (natsconn_deadline()), not on the wall clock. */
+void natsconn_cond_init(pthread_cond_t *cond);
+
+/*! The CLOCK_MONOTONIC time \a ms from now, for pthread_cond_timedwait(). */
+void natsconn_deadline(struct timespec *until, unsigned int ms);

@@ -68,14 +68,6 @@ struct in_nats {
 	uint64_t delivered, lost, acked, redelivered;
 };
 
-static uint64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void wake(struct in_nats *n)
 {
 	pthread_mutex_lock(&n->mu);
@@ -94,13 +86,7 @@ static bool nap(struct in_nats *n, unsigned int ms)
 	struct timespec until;
 	bool go;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	natsconn_deadline(&until, ms);
 	pthread_mutex_lock(&n->mu);
 	if (!n->stop)
 		pthread_cond_timedwait(&n->cond, &n->mu, &until);
@@ -178,7 +164,7 @@ static void complete_cb(void *closure)
 static bool request(struct in_nats *n)
 {
 	char reply[256];
-	uint64_t now = monotonic_ms(), id;
+	uint64_t now = natsconn_now_ms(), id;
 
 	pthread_mutex_lock(&n->mu);
 	/* room for this batch and for the rest of one given up, arriving late */
@@ -331,8 +317,7 @@ static void nats_finish(struct input *in)
 	if (natsSubscription_Unsubscribe(n->sub) == NATS_OK) {
 		struct timespec until;
 
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += 2;
+		natsconn_deadline(&until, 2000);
 		pthread_mutex_lock(&n->mu);
 		while (!n->unsubscribed && pthread_cond_timedwait(&n->cond, &n->mu, &until) == 0)
 			;
@@ -377,7 +362,6 @@ struct input *in_nats_open(const char *arg, const struct input_config *cfg, char
 {
 	struct in_nats *n = calloc(1, sizeof(*n));
 	char why[NATSCONN_ERR_MAX];
-	pthread_condattr_t ca;
 
 	if (!n) {
 		snprintf(err, INPUT_ERR_MAX, "out of memory");
@@ -389,10 +373,7 @@ struct input *in_nats_open(const char *arg, const struct input_config *cfg, char
 	snprintf(n->servers, sizeof(n->servers), "%s", arg);
 	snprintf(n->in.name, sizeof(n->in.name), "%s/%s", n->cfg.stream, n->cfg.durable);
 	pthread_mutex_init(&n->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&n->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	natsconn_cond_init(&n->cond);
 	n->in.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (n->in.fd >= 0)
 		n->conn = natsconn_open(&n->cfg, n->cfg.durable,

@@ -85,14 +85,6 @@ struct out_nats {
 	uint64_t added;			/*!< since the publisher was last woken */
 };
 
-static uint64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void wake(struct out_nats *n)
 {
 	pthread_mutex_lock(&n->mu);
@@ -112,18 +104,12 @@ static bool nap(struct out_nats *n, unsigned int ms)
 	struct timespec until;
 	bool go;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	natsconn_deadline(&until, ms);
 	pthread_mutex_lock(&n->mu);
 	while (!n->wake && !n->finishing && pthread_cond_timedwait(&n->cond, &n->mu, &until) == 0)
 		;
 	n->wake = false;
-	go = !n->finishing || (spool_queued(n->spool) && monotonic_ms() < n->finish_by_ms);
+	go = !n->finishing || (spool_queued(n->spool) && natsconn_now_ms() < n->finish_by_ms);
 	pthread_mutex_unlock(&n->mu);
 	return go;
 }
@@ -175,8 +161,7 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 	natsMsgList lost;
 	size_t sent;
 
-	clock_gettime(CLOCK_MONOTONIC, &guard);
-	guard.tv_sec += NATS_ACK_WAIT_MS / 1000 + 2;
+	natsconn_deadline(&guard, NATS_ACK_WAIT_MS + 2000);
 	pthread_mutex_lock(&n->mu);
 	while (n->answered < n->published && pthread_cond_timedwait(&n->cond, &n->mu, &guard) == 0)
 		;
@@ -294,7 +279,7 @@ static void *publisher(void *arg)
 		set_failing(n, false, 0);
 		if (!sent && !nap(n, 100))
 			break;
-		if (sent && n->finishing && (!spool_queued(n->spool) || monotonic_ms() >= n->finish_by_ms))
+		if (sent && n->finishing && (!spool_queued(n->spool) || natsconn_now_ms() >= n->finish_by_ms))
 			break;
 	}
 	return NULL;
@@ -372,7 +357,7 @@ static void nats_finish(struct output *o, time_t now)
 		return;
 	pthread_mutex_lock(&n->mu);
 	n->finishing = true;
-	n->finish_by_ms = monotonic_ms() + NATS_FINISH_MS;
+	n->finish_by_ms = natsconn_now_ms() + NATS_FINISH_MS;
 	pthread_cond_signal(&n->cond);
 	pthread_mutex_unlock(&n->mu);
 	pthread_join(n->thread, NULL);
@@ -419,7 +404,6 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 {
 	struct out_nats *n = calloc(1, sizeof(*n));
 	char err[NATSCONN_ERR_MAX];
-	pthread_condattr_t ca;
 
 	(void)ro;
 	(void)c;
@@ -431,10 +415,7 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 	snprintf(n->servers, sizeof(n->servers), "%s", n->cfg.servers);
 	collector_token(n);
 	pthread_mutex_init(&n->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&n->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	natsconn_cond_init(&n->cond);
 	n->spool = spool_new(n->cfg.spool);
 	if (!n->spool)
 		goto fail;

@@ -80,12 +80,12 @@ nats_ready() {
 	EOF
 }
 
-# stream_messages STREAM: messages the stream holds: the most any replica reports (they agree once settled).
-stream_messages() {
-	python3 - "$1" "${NATS_HTTP[@]:1}" <<-'EOF'
+# stream_states: what each node that answers says of each stream, one line each: "NAME MESSAGES LEADER"
+# (LEADER "-" when it names none), from the monitoring port's /jsz.
+stream_states() {
+	python3 - "${NATS_HTTP[@]:1}" <<-'EOF'
 	import json, sys, urllib.request
-	stream, most = sys.argv[1], -1
-	for port in sys.argv[2:]:
+	for port in sys.argv[1:]:
 	    try:
 	        jsz = json.loads(urllib.request.urlopen(
 	            f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true", timeout=2).read())
@@ -93,29 +93,18 @@ stream_messages() {
 	        continue
 	    for acc in jsz.get("account_details") or []:
 	        for s in acc.get("stream_detail") or []:
-	            if s["name"] == stream:
-	                most = max(most, s["state"]["messages"])
-	print(most)
+	            print(s["name"], s["state"]["messages"], (s.get("cluster") or {}).get("leader") or "-")
 	EOF
 }
 
-# stream_leader STREAM: the node (1..N) that leads the stream now.
+# stream_messages STREAM: the most messages any node says STREAM holds (-1: none answers).
+stream_messages() {
+	stream_states | awk -v s="$1" 'BEGIN { most = -1 } $1 == s && $2 > most { most = $2 } END { print most }'
+}
+
+# stream_leader STREAM: the node (1..N) that leads the stream now; fails when none is named.
 stream_leader() {
-	python3 - "$1" "${NATS_HTTP[@]:1}" <<-'EOF'
-	import json, sys, urllib.request
-	for port in sys.argv[2:]:
-	    try:
-	        jsz = json.loads(urllib.request.urlopen(
-	            f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true", timeout=2).read())
-	    except Exception:
-	        continue
-	    for acc in jsz.get("account_details") or []:
-	        for s in acc.get("stream_detail") or []:
-	            leader = (s.get("cluster") or {}).get("leader", "")
-	            if s["name"] == sys.argv[1] and leader.startswith("n"):
-	                print(leader[1:]); sys.exit(0)
-	sys.exit(1)
-	EOF
+	stream_states | awk -v s="$1" '$1 == s && $3 ~ /^n/ { print substr($3, 2); found = 1; exit } END { exit !found }'
 }
 
 # start_edge NAME PORT ARGS...: a collector on 127.0.0.1:PORT publishing to the cluster; stderr in $T/NAME.err.

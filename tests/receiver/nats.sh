@@ -107,6 +107,18 @@ stream_leader() {
 	stream_states | awk -v s="$1" '$1 == s && $3 ~ /^n/ { print substr($3, 2); found = 1; exit } END { exit !found }'
 }
 
+# finish_run SECONDS SENT: wait up to SECONDS until the stream holds SENT messages and the archiver wrote
+# them (a test each), then stop edge1, edge2 and arch; their exit statuses in S1, S2 and S3.
+finish_run() {
+	wait_until "$1" stream_holds "$2"
+	ok $? "the stream reached $2 messages"
+	wait_until "$1" has_written arch "$2"
+	ok $? "the archiver wrote them"
+	stop edge1; S1=$STATUS
+	stop edge2; S2=$STATUS
+	stop arch; S3=$STATUS
+}
+
 # start_edge NAME PORT ARGS...: a collector on 127.0.0.1:PORT publishing to the cluster; stderr in $T/NAME.err.
 start_edge() {
 	local name=$1 port=$2

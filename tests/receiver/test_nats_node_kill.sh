@@ -29,13 +29,7 @@ SENT=$((E1_SENT + E2_SENT)) SKIPPED=$(blasted edge1 skipped)
 nats_ready
 ok $? "node $LEADER is back and the cluster healthy"
 
-wait_until 90 stream_holds "$SENT"
-ok $? "the stream reached $SENT messages"
-wait_until 90 has_written arch "$SENT"
-ok $? "the archiver wrote them"
-stop edge1; S1=$STATUS
-stop edge2; S2=$STATUS
-stop arch; S3=$STATUS
+finish_run 90 "$SENT"
 is "$S1 $S2 $S3" "0 0 0" "edges and archiver exit 0"
 
 is "$(figure edge1 received) $(figure edge2 received)" "$E1_SENT $E2_SENT" "each edge received what its senders sent"

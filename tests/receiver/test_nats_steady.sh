@@ -25,13 +25,7 @@ E1_SENT=$(blasted edge1 sent) E1_SKIPPED=$(blasted edge1 skipped)
 E2_SENT=$(($(blasted edge2 sent) + 3000))
 SENT=$((E1_SENT + E2_SENT))
 
-wait_until 60 stream_holds "$SENT"
-ok $? "the stream reached $SENT messages"
-wait_until 60 has_written arch "$SENT"
-ok $? "the archiver wrote them"
-stop edge1; S1=$STATUS
-stop edge2; S2=$STATUS
-stop arch; S3=$STATUS
+finish_run 60 "$SENT"
 is "$S1 $S2 $S3" "0 0 0" "edges and archiver exit 0 on SIGTERM"
 
 is "$(figure edge1 received)" "$E1_SENT" "edge1 received all its senders sent ($E1_SENT)"

@@ -65,27 +65,25 @@ static int split_servers(char *copy, const char **list)
 	return n;
 }
 
-/* \returns 0, or -1 with the reason in \a err */
+/* \returns 0, or -EINVAL with the reason, naming the file, in \a err */
 static int security(natsOptions *o, const struct nats_config *cfg, char *err)
 {
-	natsStatus s = NATS_OK;
+	natsStatus s;
 
 	/* libnats reads the file only when it connects: a wrong path is said now */
 	if (cfg->creds && access(cfg->creds, R_OK)) {
 		snprintf(err, NATSCONN_ERR_MAX, "cannot read --nats-creds %s: %s", cfg->creds, strerror(errno));
-		return -1;
+		return -EINVAL;
 	}
-	if (cfg->creds)
-		s = natsOptions_SetUserCredentialsFromFiles(o, cfg->creds, NULL);
-	if (s == NATS_OK && (cfg->tls_ca || cfg->tls_cert))
-		s = natsOptions_SetSecure(o, true);
-	if (s == NATS_OK && cfg->tls_ca)
-		s = natsOptions_LoadCATrustedCertificates(o, cfg->tls_ca);
-	if (s == NATS_OK && cfg->tls_cert)
-		s = natsOptions_LoadCertificatesChain(o, cfg->tls_cert, cfg->tls_key);
-	if (s != NATS_OK)
-		fail(err, "TLS", s);
-	return s == NATS_OK ? 0 : -1;
+	if (cfg->creds && (s = natsOptions_SetUserCredentialsFromFiles(o, cfg->creds, NULL)) != NATS_OK)
+		return fail(err, cfg->creds, s);
+	if ((cfg->tls_ca || cfg->tls_cert) && (s = natsOptions_SetSecure(o, true)) != NATS_OK)
+		return fail(err, "TLS", s);
+	if (cfg->tls_ca && (s = natsOptions_LoadCATrustedCertificates(o, cfg->tls_ca)) != NATS_OK)
+		return fail(err, cfg->tls_ca, s);
+	if (cfg->tls_cert && (s = natsOptions_LoadCertificatesChain(o, cfg->tls_cert, cfg->tls_key)) != NATS_OK)
+		return fail(err, cfg->tls_cert, s);
+	return 0;
 }
 
 struct natsconn *natsconn_open(const struct nats_config *cfg, const char *name, const struct natsconn_events *ev,

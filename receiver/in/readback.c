@@ -1,4 +1,4 @@
-/* readback.c: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows the datagrams a broker may deliver again. */
+/* readback.c: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows the datagrams a broker may deliver again and where each sender's numbers stood. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <fcntl.h>

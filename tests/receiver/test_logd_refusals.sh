@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_logd_refusals.sh: what gsmtap-logd refuses before it starts, and how: -b files:N without a limit
-# to rotate by is a usage error, and a -r file it cannot read is named in the error.
+# to rotate by is a usage error, and a -r file it cannot read is named in the error, as are the NATS
+# output's credentials and certificates (checked at start, before any connection is tried).
 # SPDX-License-Identifier: GPL-2.0-or-later
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
@@ -32,5 +33,17 @@ mkdir a-directory
 read_error a-directory "it is a directory"
 printf 'a text file, not a capture\n' >notes.txt
 read_error notes.txt "not a pcap or pcapng file"
+
+# nats_start ARGS...: a NATS output that cannot start (exit 1); its first line in $T/err.
+nats_start() {
+	"$LOGD" -l "127.0.0.1:$(free_udp_port)" --nats nats://127.0.0.1:1 "$@" >/dev/null 2>"$T/err"
+	is $? 1 "--nats $*: exit 1"
+}
+nats_start --nats-creds missing.creds
+is "$(head -n 1 "$T/err")" "gsmtap-logd: cannot write nats: cannot read --nats-creds missing.creds: No such file or directory" \
+	"  the message names the file and says why, at start"
+nats_start --nats-tls-ca notes.txt
+grep -q "^gsmtap-logd: cannot write nats: notes.txt: .*Error loading trusted certificates 'notes.txt'" "$T/err"
+ok $? "  the message names the file and gives libnats' reason: $(head -n 1 "$T/err")"
 
 done_testing

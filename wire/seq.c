@@ -131,7 +131,8 @@ restart:
 	return SEQ_RESTART;
 }
 
-enum seq_event seq_step_again(struct seq_state *s, uint32_t seq, bool same_sender, uint32_t *lost)
+enum seq_event seq_step_again(struct seq_state *s, uint32_t seq, bool same_sender, bool never_recorded,
+			      uint32_t *lost)
 {
 	uint32_t ahead, behind;
 
@@ -154,5 +155,6 @@ enum seq_event seq_step_again(struct seq_state *s, uint32_t seq, bool same_sende
 	 * run wrote and did not acknowledge was read back, streams_know()) */
 	if (behind > s->head - s->base)
 		return SEQ_LATE;
-	return gap_fill(s, seq) ? SEQ_FILLED : SEQ_DUPLICATE;
+	/* a gap pushed out of the last SEQ_GAPS was still counted lost */
+	return gap_fill(s, seq) || never_recorded ? SEQ_FILLED : SEQ_DUPLICATE;
 }

@@ -66,5 +66,8 @@ enum seq_event seq_step(struct seq_state *s, uint32_t seq, bool same_sender, uin
  *  long after, or across the receiver's restart): a number that has arrived
  *  already is SEQ_DUPLICATE and changes nothing, wherever it lies; one further
  *  back than the window fills its gap (SEQ_FILLED) if it is in one of the last
- *  SEQ_GAPS gaps, and is a SEQ_DUPLICATE otherwise, never a restart. */
-enum seq_event seq_step_again(struct seq_state *s, uint32_t seq, bool same_sender, uint32_t *lost);
+ *  SEQ_GAPS gaps, and is a SEQ_DUPLICATE otherwise, never a restart; unless
+ *  \a never_recorded (its source knows it never got this far before): then it
+ *  fills its gap, remembered or not. */
+enum seq_event seq_step_again(struct seq_state *s, uint32_t seq, bool same_sender, bool never_recorded,
+			      uint32_t *lost);

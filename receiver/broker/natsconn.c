@@ -198,7 +198,8 @@ int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err)
 	return 0;
 }
 
-int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, char *err)
+int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, uint64_t *delivered,
+		     char *err)
 {
 	char subject[256];
 	jsConsumerConfig cc;
@@ -217,6 +218,7 @@ int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pendi
 		cc.FilterSubject = subject;
 		s = js_AddConsumer(&ci, js, cfg->stream, &cc, NULL, &jerr);
 	}
+	*delivered = s == NATS_OK && ci ? ci->Delivered.Stream : 0;
 	jsConsumerInfo_Destroy(ci);
 	if (s != NATS_OK) {
 		fail(err, "the durable consumer", s);
@@ -251,20 +253,25 @@ int natsconn_ack(const struct natsconn *c, natsMsg *msg)
 /* $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>, or with
  * <domain>.<account hash> before <stream> (and a token after): the delivery count
  * is the fifth token from the end of the first form, the third after the stream. */
-uint64_t natsconn_deliveries(natsMsg *msg)
+uint64_t natsconn_deliveries(natsMsg *msg, uint64_t *stream_seq)
 {
 	const char *reply = natsMsg_GetReply(msg), *tok[16];
-	size_t n = 0;
+	size_t n = 0, first;
 
+	*stream_seq = 0;
 	if (!reply || strncmp(reply, "$JS.ACK.", 8))
 		return 0;
 	for (const char *p = reply + 8; *p && n < 16; p = strchr(p, '.') ? strchr(p, '.') + 1 : p + strlen(p))
 		tok[n++] = p;
+	/* <delivered>, then <sseq> */
 	if (n == 7)
-		return strtoull(tok[2], NULL, 10);
-	if (n >= 9)
-		return strtoull(tok[4], NULL, 10);
-	return 0;
+		first = 2;
+	else if (n >= 9)
+		first = 4;
+	else
+		return 0;
+	*stream_seq = strtoull(tok[first + 1], NULL, 10);
+	return strtoull(tok[first], NULL, 10);
 }
 
 void natsconn_close(struct natsconn *c)

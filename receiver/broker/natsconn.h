@@ -69,8 +69,10 @@ int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err);
 /*! Make sure the durable pull consumer cfg->durable exists on cfg->stream, taking
  *  PREFIX.>, with explicit acknowledgements, cfg->ack_wait and at most
  *  \a max_pending delivered and not acknowledged (created only when missing).
+ *  *\a delivered is the last stream sequence it had delivered before (0 when new).
  *  \returns 0 or -EAGAIN with the reason in \a err */
-int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, char *err);
+int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, uint64_t *delivered,
+		     char *err);
 
 /*! Ask for the next \a batch messages of the durable consumer, delivered to \a reply
  *  (a pull request, without waiting): they come to whoever subscribes to it, then a
@@ -83,8 +85,9 @@ int natsconn_pull(const struct natsconn *c, const struct nats_config *cfg, const
 int natsconn_ack(const struct natsconn *c, natsMsg *msg);
 
 /*! How many times JetStream has delivered \a msg (1 the first time), from its
- *  acknowledgement subject; 0 for a message that is not JetStream's. */
-uint64_t natsconn_deliveries(natsMsg *msg);
+ *  acknowledgement subject, and its sequence in the stream in *\a stream_seq;
+ *  0 (both) for a message that is not JetStream's. */
+uint64_t natsconn_deliveries(natsMsg *msg, uint64_t *stream_seq);
 
 /*! Close, wait (a little) until libnats has made its last callback, and free (NULL
  *  allowed); the durable consumer stays on the cluster. */

@@ -90,8 +90,8 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 		return;
 	}
 	v = wire_decode(r->data, r->len, &log);
-	s = streams_account(c->streams, src, v, &log, &r->rx_time, r->redelivery ? &repeat : NULL);
-	if (r->redelivery && repeat) {
+	s = streams_account(c->streams, src, v, &log, &r->rx_time, r->delivery, &repeat);
+	if (repeat) {
 		c->redelivered++;
 		return;
 	}

@@ -8,6 +8,15 @@
 #include <sys/socket.h>
 #include <time.h>
 
+/*! How a record came to the collector, for the sequence rules (wire/seq.h). */
+enum rx_delivery {
+	RX_FIRST,	/*!< as it arrived: sockets, captures, files, a broker's first delivery */
+	RX_AGAIN,	/*!< delivered before and perhaps recorded (a broker redelivers what was not
+			     acknowledged): a numbered one whose number arrived is not recorded again */
+	RX_LATE,	/*!< delivered before but never recorded (its first delivery was lost on the
+			     way): late, never a repeat, never a restart */
+};
+
 /*! One UDP datagram with where and when it arrived.  Sockets, live capture and
  *  offline files each fill records their own way; every output consumes them
  *  the same way. */
@@ -17,9 +26,7 @@ struct rx_record {
 	struct sockaddr_storage dst;	/*!< the address and port it was sent to; the same family as src */
 	const uint8_t *data;		/*!< UDP payload; valid until the input's next batch */
 	size_t len;			/*!< bytes at data */
-	bool redelivery;		/*!< the input may have delivered it before (a broker redelivers
-					     what was not acknowledged): a numbered datagram whose number
-					     has arrived already is not recorded again (collector.h) */
+	enum rx_delivery delivery;	/*!< RX_FIRST but from a broker that delivers again */
 };
 
 /*! A receive time in nanoseconds since the epoch, as pcapng and rate limits count it. */

@@ -309,7 +309,7 @@ static bool keep_ident(struct slot *n, const struct wire_log *log)
 
 struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 			       enum wire_verdict verdict, const struct wire_log *log,
-			       const struct timespec *now, bool *repeat)
+			       const struct timespec *now, enum rx_delivery delivery, bool *repeat)
 {
 	struct slot *n = lookup(st, src);
 	enum seq_event ev;
@@ -329,10 +329,10 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 	same_sender = keep_ident(n, log);
 	if (!log->seq)
 		return &n->s;
-	ev = repeat ? seq_step_again(&n->s.seq, log->seq, same_sender, &lost) :
-		      seq_step(&n->s.seq, log->seq, same_sender, &lost);
+	ev = delivery == RX_FIRST ? seq_step(&n->s.seq, log->seq, same_sender, &lost) :
+	     seq_step_again(&n->s.seq, log->seq, same_sender, delivery == RX_LATE, &lost);
 	if (repeat)
-		*repeat = ev == SEQ_DUPLICATE;
+		*repeat = delivery != RX_FIRST && ev == SEQ_DUPLICATE;
 	count_seq(&n->s, ev, lost);
 	return &n->s;
 }

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "record.h"
 #include "seq.h"
 #include "wire.h"
 
@@ -44,14 +45,14 @@ void streams_free(struct streams *st);
 
 /*! Count one datagram from \a src with the verdict and fields from wire_decode().
  *  When the table is full the least recently seen stream is evicted (its counts stay
- *  in the totals).  \a repeat is NULL, or, for a datagram its input may have
- *  delivered before (a broker's redelivery), set to whether its sequence number has
- *  arrived already (seq_step_again()): it is then counted as a duplicate and leaves
- *  the sequence as it was.  \returns the stream it was counted in, whose rate fields the
- *  caller keeps; never NULL. */
+ *  in the totals).  A datagram its input delivered before (\a delivery RX_AGAIN or
+ *  RX_LATE, a broker's redelivery) is stepped with seq_step_again(), and *\a repeat
+ *  (may be NULL) says whether its sequence number had arrived already: it is then
+ *  counted as a duplicate and leaves the sequence as it was.  \returns the stream it
+ *  was counted in, whose rate fields the caller keeps; never NULL. */
 struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 			       enum wire_verdict verdict, const struct wire_log *log,
-			       const struct timespec *now, bool *repeat);
+			       const struct timespec *now, enum rx_delivery delivery, bool *repeat);
 
 /*! Learn a datagram that an earlier run recorded (read back from its files): its
  *  stream's sequence moves on as if it had arrived, and no count changes, so that

@@ -38,6 +38,8 @@
 #define NATS_IN_GIVE_UP_MS	(NATS_IN_EXPIRES_MS + 2000)
 /* After an error: wait this long before trying again. */
 #define NATS_IN_RETRY_MS	250
+/* Stream sequences this run remembers having received: the last this many. */
+#define NATS_IN_SEEN		(1u << 20)
 
 struct in_nats {
 	struct input in;
@@ -61,11 +63,14 @@ struct in_nats {
 	uint64_t give_up_ms;
 	char why[NATSCONN_ERR_MAX];	/*!< the last error */
 	_Atomic uint64_t fetch_errors;
+	uint64_t earlier_delivered;	/*!< the last stream sequence delivered before this run */
 
 	/* the loop's */
 	natsMsg *held[NATS_IN_MAX_PENDING];	/*!< delivered, not yet acknowledged */
 	size_t n_held;
 	uint64_t delivered, lost, acked, redelivered;
+	uint64_t seen_high;		/*!< the highest stream sequence received in this run */
+	uint64_t seen[NATS_IN_SEEN / 64];	/*!< bit (sseq % NATS_IN_SEEN): received in this run */
 };
 
 static void wake(struct in_nats *n)
@@ -193,6 +198,7 @@ static void *requester(void *arg)
 {
 	struct in_nats *n = arg;
 	char err[NATSCONN_ERR_MAX];
+	uint64_t earlier = 0;
 	bool durable = false;
 
 	for (;;) {
@@ -201,12 +207,17 @@ static void *requester(void *arg)
 				break;
 			continue;
 		}
-		if (!durable && natsconn_durable(n->conn->js, &n->cfg, NATS_IN_MAX_PENDING, err)) {
+		if (!durable && natsconn_durable(n->conn->js, &n->cfg, NATS_IN_MAX_PENDING, &earlier, err)) {
 			say(n, err);
 			atomic_fetch_add(&n->fetch_errors, 1);
 			if (!nap(n, NATS_IN_RETRY_MS))
 				break;
 			continue;
+		}
+		if (!durable) {
+			pthread_mutex_lock(&n->mu);	/* the loop reads it after a batch taken under it */
+			n->earlier_delivered = earlier;
+			pthread_mutex_unlock(&n->mu);
 		}
 		durable = true;
 		request(n);
@@ -216,10 +227,36 @@ static void *requester(void *arg)
 	return NULL;
 }
 
-/* Whether JetStream delivered \a msg before: it was not acknowledged in time. */
-static bool delivered_before(natsMsg *msg)
+/* How \a msg comes, judged by its stream sequence first and JetStream's delivery
+ * count second.  One this run received already, or one delivered to an earlier
+ * run, comes again and was perhaps recorded (RX_AGAIN), whatever the count says:
+ * nats-server 2.9 delivers a message a second time as a first delivery after a
+ * leader change.  One delivered before that neither this run nor an earlier one
+ * received (its first delivery was lost on the way, with a killed server) was
+ * never recorded: RX_LATE.  (The collector's sequence rules cannot tell that one
+ * from a repeat once its sender has gone further than they remember, see
+ * seq_step_again().) */
+static enum rx_delivery delivery(struct in_nats *n, natsMsg *msg)
 {
-	return natsconn_deliveries(msg) > 1;
+	uint64_t sseq, deliveries = natsconn_deliveries(msg, &sseq);
+	bool remembered = sseq + NATS_IN_SEEN > n->seen_high, seen;
+
+	if (!sseq)
+		return deliveries > 1 ? RX_AGAIN : RX_FIRST;
+	seen = remembered && (n->seen[sseq % NATS_IN_SEEN / 64] >> (sseq % 64) & 1);
+	if (sseq >= n->seen_high + NATS_IN_SEEN) {
+		memset(n->seen, 0, sizeof(n->seen));
+		n->seen_high = sseq;
+	}
+	for (; n->seen_high < sseq; n->seen_high++)	/* forget what falls out of the window */
+		n->seen[(n->seen_high + 1) % NATS_IN_SEEN / 64] &= ~(1ull << ((n->seen_high + 1) % 64));
+	if (remembered)
+		n->seen[sseq % NATS_IN_SEEN / 64] |= 1ull << (sseq % 64);
+	if (seen || sseq <= n->earlier_delivered)
+		return RX_AGAIN;
+	if (deliveries <= 1)
+		return RX_FIRST;
+	return remembered ? RX_LATE : RX_AGAIN;
 }
 
 static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
@@ -248,8 +285,8 @@ static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
 			n->lost++;	/* not one of ours: acknowledged, counted, not recorded */
 			continue;
 		}
-		r.redelivery = delivered_before(batch[i]);
-		n->redelivered += r.redelivery;
+		r.delivery = delivery(n, batch[i]);
+		n->redelivered += r.delivery != RX_FIRST;
 		n->delivered++;
 		cb(ctx, &r);
 	}

@@ -39,7 +39,7 @@ static const struct stream *send_as(struct streams *st, const struct sockaddr_st
 {
 	struct wire_log log = { .seq = seq, .pid = 4242, .ident = ident };
 
-	return streams_account(st, (const struct sockaddr *)src, WIRE_OK, &log, &now, NULL);
+	return streams_account(st, (const struct sockaddr *)src, WIRE_OK, &log, &now, RX_FIRST, NULL);
 }
 
 static const struct stream *send_seq(struct streams *st, const struct sockaddr_storage *src, uint32_t seq)
@@ -160,9 +160,9 @@ static void verdicts(void)
 	const struct stream *s;
 
 	send_seq(st, &src, 1);
-	streams_account(st, sa, WIRE_SHORT, &zero, &now, NULL);
-	streams_account(st, sa, WIRE_BAD_VERSION, &zero, &now, NULL);
-	s = streams_account(st, sa, WIRE_NOT_LOG, &other, &now, NULL);
+	streams_account(st, sa, WIRE_SHORT, &zero, &now, RX_FIRST, NULL);
+	streams_account(st, sa, WIRE_BAD_VERSION, &zero, &now, RX_FIRST, NULL);
+	s = streams_account(st, sa, WIRE_NOT_LOG, &other, &now, RX_FIRST, NULL);
 	is_int(s->counts.received, 4, "malformed and other GSMTAP types count as received");
 	is_int(s->counts.malformed, 2, "short and bad-version datagrams count as malformed");
 	s = send_seq(st, &src, 2);
@@ -309,14 +309,21 @@ static void spoofed_flood(void)
 	streams_free(st);
 }
 
-/* A datagram that may be a redelivery: \returns whether it was taken for a repeat. */
-static bool redeliver(struct streams *st, const struct sockaddr_storage *src, uint32_t seq)
+/* A datagram delivered again (RX_AGAIN or RX_LATE): \returns whether it was taken for a repeat. */
+static bool deliver_again(struct streams *st, const struct sockaddr_storage *src, uint32_t seq,
+			  enum rx_delivery how)
 {
 	struct wire_log log = { .seq = seq, .pid = 4242, .ident = S("OsmoBTS") };
 	bool repeat;
 
-	streams_account(st, (const struct sockaddr *)src, WIRE_OK, &log, &now, &repeat);
+	streams_account(st, (const struct sockaddr *)src, WIRE_OK, &log, &now, how, &repeat);
 	return repeat;
+}
+
+/* A datagram that may be a redelivery: \returns whether it was taken for a repeat. */
+static bool redeliver(struct streams *st, const struct sockaddr_storage *src, uint32_t seq)
+{
+	return deliver_again(st, src, seq, RX_AGAIN);
 }
 
 /* A broker redelivers what was not acknowledged, long after or across a restart:
@@ -362,6 +369,23 @@ static void redeliveries(void)
 	is_int(fills, 100, "501..600, which it never wrote: new, far behind the window");
 	is_int(s->counts.lost + s->counts.restarts, 0, "nothing lost, no restart");
 	is_int(s->counts.received, 4400 + 151, "only what arrived in this run is counted");
+	streams_free(st);
+
+	/* More gaps than SEQ_GAPS: the first is forgotten.  Delivered again, its number
+	 * is taken for a repeat, unless the input knows it was never recorded (its first
+	 * delivery was lost on the way: RX_LATE). */
+	st = streams_new(16);
+	for (uint32_t i = 1; i <= 5000; i++)
+		if (i % 100 != 50)
+			s = send_seq(st, &src, i);
+	is_int(s->counts.lost, 50, "50 gaps of one, counted lost");
+	ok(redeliver(st, &src, 50), "the first gap's number, forgotten, delivered again: taken for a repeat");
+	ok(!deliver_again(st, &src, 150, RX_LATE), "the second's, known never recorded: new, not a repeat");
+	is_int(s->counts.lost, 49, "it filled its gap: 49 lost");
+	is_int(s->counts.reordered, 1, "it came late");
+	is_int(s->counts.restarts, 0, "never a restart");
+	ok(redeliver(st, &src, 150), "and delivered again after that: a repeat");
+	is_int(s->seq.last, 5000, "the highest number is still 5000");
 	streams_free(st);
 }
 

@@ -355,10 +355,10 @@ static void summary(void)
 	struct drain_counts c;
 
 	drain_counts(agent.drain, &c);
-	say("rings=%zu attached=%" PRIu64 " ended=%" PRIu64 " refused=%" PRIu64 " broken=%" PRIu64
+	say("rings=%zu attached=%" PRIu64 " lanes=%" PRIu64 " ended=%" PRIu64 " refused=%" PRIu64 " broken=%" PRIu64
 	    " lines=%" PRIu64 " ring_drops=%" PRIu64 " abandoned=%" PRIu64 " corrupt=%" PRIu64
 	    " port_unreachable=%" PRIu64,
-	    c.rings, c.attached, c.ended, c.refused, c.broken, c.lines, c.ring_drops, c.abandoned,
+	    c.rings, c.attached, c.lanes, c.ended, c.refused, c.broken, c.lines, c.ring_drops, c.abandoned,
 	    c.corrupt, agent.refused);
 	drain_foreach(agent.drain, ring_line_cb, NULL);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "drain.h"
+#include "tscclock.h"
 
 /* The poll timer: fast while lines come, slower while the rings are idle. */
 #define TICK_MIN_NS	1000000ull
@@ -35,11 +36,23 @@ struct tag {
 	struct ring *r;
 };
 
-/*! A connection, and once it has said hello, a ring. */
-struct ring {
+/*! One lane of a ring (shmring.h): a stream of its own to the user. */
+struct lane {
 	struct drain_ring pub;		/*!< first: what the user sees */
+	struct ring *ring;
+	bool shown;			/*!< it has had a line: numbered, and the user told */
+	bool broken;			/*!< it broke the layout, or the user refused it: not read */
+	bool finished;			/*!< read to its end after its producer went */
+	uint64_t drops_counted;		/*!< the producer's `dropped` as we last counted it */
+	bool pending;			/*!< the slot at the cursor was found unpublished ... */
+	uint32_t pending_idx;
+	uint64_t pending_since;		/*!< ... first at this time */
+};
+
+/*! A connection, and once it has said hello, a producer's lanes. */
+struct ring {
 	struct drain *d;
-	bool live;			/*!< hello accepted, ring mapped */
+	bool live;			/*!< hello accepted, lanes mapped */
 	int conn;
 	int pidfd;
 	void *mem;
@@ -48,13 +61,10 @@ struct ring {
 	ino_t ino;
 	bool hup;			/*!< no process holds the producer's end any more */
 	bool dead;			/*!< the producer has exited */
-	bool broken;			/*!< the ring broke the layout: let it go */
-	bool finished;			/*!< read to its end (or broken): let go at the next release */
+	bool finished;			/*!< every lane read to its end: let go at the next release */
 	uint64_t hello_deadline;
-	uint64_t drops_counted;		/*!< the producer's `dropped` as we last counted it */
-	bool pending;			/*!< the slot at the cursor was found unpublished ... */
-	uint32_t pending_idx;
-	uint64_t pending_since;		/*!< ... first at this time */
+	unsigned int n_lanes;
+	struct lane lanes[SHMRING_LANES_MAX];
 	struct tag conn_tag, pid_tag;
 };
 
@@ -72,6 +82,7 @@ struct drain {
 	uint64_t tick_ns;
 	bool found;			/*!< lines were read since the last tick */
 	bool bound;			/*!< the socket file is ours to remove */
+	struct tscclock clock;		/*!< for lanes stamped with the TSC */
 	struct tag listen_tag, timer_tag;
 };
 
@@ -204,6 +215,8 @@ struct drain *drain_open(const struct drain_config *cfg, char *err)
 		goto fail;
 	}
 	set_tick(d, TICK_MIN_NS);
+	if (TSCCLOCK_READABLE)
+		tscclock_init(&d->clock);
 	return d;
 fail:
 	e = errno;
@@ -235,8 +248,9 @@ static void free_ring(struct ring *r)
 {
 	struct drain *d = r->d;
 
-	if (r->live && d->hooks.detach)
-		d->hooks.detach(d->hooks.ctx, &r->pub);
+	for (unsigned int k = 0; r->live && d->hooks.detach && k < r->n_lanes; k++)
+		if (r->lanes[k].shown)
+			d->hooks.detach(d->hooks.ctx, &r->lanes[k].pub);
 	if (r->mem)
 		munmap(r->mem, r->len);
 	if (r->pidfd >= 0)
@@ -293,8 +307,9 @@ static void accept_all(struct drain *d)
 static bool port_used(const struct drain *d, uint32_t port)
 {
 	for (size_t i = 0; i < d->n; i++)
-		if (d->rings[i]->live && d->rings[i]->pub.port == port)
-			return true;
+		for (unsigned int k = 0; d->rings[i]->live && k < d->rings[i]->n_lanes; k++)
+			if (d->rings[i]->lanes[k].shown && d->rings[i]->lanes[k].pub.port == port)
+				return true;
 	return false;
 }
 
@@ -322,6 +337,15 @@ static uint16_t pick_port(struct drain *d, uint32_t asked)
 	return port;
 }
 
+/* Bytes of one lane of a memfd of \a total bytes in \a lanes, or 0 if it cannot be one. */
+static size_t lane_len(uint64_t total, unsigned int lanes)
+{
+	if (!lanes || lanes > SHMRING_LANES_MAX || total % lanes || total / lanes < SHMRING_PAGE ||
+	    total / lanes > shmring_total_len(SHMRING_DATA_MAX))
+		return 0;
+	return (size_t)(total / lanes);
+}
+
 static bool same_ring_held(const struct drain *d, const struct ring *r)
 {
 	for (size_t i = 0; i < d->n; i++)
@@ -333,16 +357,17 @@ static bool same_ring_held(const struct drain *d, const struct ring *r)
 
 /* Check the memfd before mapping it: sealed against shrinking (or a producer
  * could cut pages from under the drainer, which would fault), of the size the
- * hello says, and not a ring held already. */
+ * hello says, and not a ring held already; then each lane's layout. */
 static int map_ring(struct ring *r, int fd, const struct shmring_hello *hello)
 {
 	int seals = fcntl(fd, F_GET_SEALS);
+	unsigned int lanes = hello->lanes ? hello->lanes : 1;
+	size_t each = lane_len(hello->total_len, lanes);
 	struct stat st;
 
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
 		return EPERM;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != hello->total_len ||
-	    hello->total_len > shmring_total_len(SHMRING_DATA_MAX) || hello->total_len < SHMRING_PAGE)
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != hello->total_len || !each)
 		return EINVAL;
 	r->dev = st.st_dev;
 	r->ino = st.st_ino;
@@ -354,7 +379,13 @@ static int map_ring(struct ring *r, int fd, const struct shmring_hello *hello)
 		return errno;
 	}
 	r->len = (size_t)st.st_size;
-	return shmring_attach(&r->pub.rd, r->mem, r->len) == SHMRING_OK ? 0 : EINVAL;
+	r->n_lanes = lanes;
+	for (unsigned int k = 0; k < lanes; k++) {
+		r->lanes[k].ring = r;
+		if (shmring_attach(&r->lanes[k].pub.rd, (uint8_t *)r->mem + k * each, each) != SHMRING_OK)
+			return EINVAL;
+	}
+	return 0;
 }
 
 /* The producer, followed by a pidfd.  If it died between its offer and now,
@@ -368,8 +399,10 @@ static int follow_producer(struct ring *r)
 
 	if (getsockopt(r->conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0)
 		return EPROTO;
-	r->pub.pid = cred.pid;
-	r->pub.uid = cred.uid;
+	for (unsigned int k = 0; k < r->n_lanes; k++) {
+		r->lanes[k].pub.pid = cred.pid;
+		r->lanes[k].pub.uid = cred.uid;
+	}
 	r->pidfd = pidfd_open(cred.pid, 0);
 	if (r->pidfd < 0)
 		return errno;
@@ -401,7 +434,8 @@ static int take_hello(struct ring *r)
 			memcpy(&fds[nfds++], CMSG_DATA(c) + k * sizeof(int), sizeof(int));
 	}
 	if (n != sizeof(hello) || nfds != 1 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    hello.magic != SHMRING_MAGIC || hello.version != SHMRING_VERSION)
+	    hello.magic != SHMRING_MAGIC || hello.version < SHMRING_VERSION_MIN || hello.version > SHMRING_VERSION ||
+	    (hello.version == 1 && hello.lanes))
 		err = EPROTO;
 	else
 		err = map_ring(r, fds[0], &hello);
@@ -412,7 +446,6 @@ static int take_hello(struct ring *r)
 
 static void take_offer(struct drain *d, struct ring *r)
 {
-	struct shmring_header *h = r->pub.rd.hdr_rw;
 	int err = -take_hello(r);
 
 	if (err == EAGAIN)
@@ -421,23 +454,35 @@ static void take_offer(struct drain *d, struct ring *r)
 		err = follow_producer(r);
 	if (!err && watch(d, r->pidfd, &r->pid_tag))
 		err = errno;
-	if (!err) {
-		h = r->pub.rd.hdr_rw;
-		r->pub.port = pick_port(d, atomic_load_explicit(&h->port, memory_order_relaxed));
-		r->drops_counted = atomic_load_explicit(&h->drops_seen, memory_order_relaxed);
-		if (d->hooks.attach)
-			err = -d->hooks.attach(d->hooks.ctx, &r->pub);
-	}
 	if (err) {
 		answer(r->conn, err);
 		d->done.refused++;
 		remove_ring(d, r);
 		return;
 	}
-	atomic_store_explicit(&h->port, r->pub.port, memory_order_relaxed);
 	r->live = true;
 	d->done.attached++;
 	answer(r->conn, 0);
+}
+
+/* A lane is shown to the user once a line has been numbered in it: a
+ * producer has a lane per thread, most of them never used.  It keeps the
+ * number a drainer gave it before. */
+static void show_lane(struct drain *d, struct lane *l)
+{
+	struct shmring_header *h = l->pub.rd.hdr_rw;
+
+	if (!__atomic_load_n(&h->head[0], __ATOMIC_RELAXED))
+		return;
+	l->pub.port = pick_port(d, atomic_load_explicit(&h->port, memory_order_relaxed));
+	l->drops_counted = atomic_load_explicit(&h->drops_seen, memory_order_relaxed);
+	if (d->hooks.attach && d->hooks.attach(d->hooks.ctx, &l->pub)) {
+		l->broken = true;
+		d->done.refused++;
+		return;
+	}
+	atomic_store_explicit(&h->port, l->pub.port, memory_order_relaxed);
+	l->shown = true;
 }
 
 /* The producer's end: it sends nothing after its hello, so anything readable
@@ -510,89 +555,139 @@ void drain_events(struct drain *d)
 /* ---- reading ---- */
 
 /* Over: its producer is gone (died, or closed its sender) and no process
- * holds the ring's connection any more, so no line can still be published. */
+ * holds the ring's connection any more, so no line can still be published.
+ * The close is said in the first lane. */
 static bool ring_over(const struct ring *r)
 {
-	return r->hup && (r->dead || (atomic_load_explicit(&r->pub.rd.hdr->state, memory_order_acquire) &
+	return r->hup && (r->dead || (atomic_load_explicit(&r->lanes[0].pub.rd.hdr->state, memory_order_acquire) &
 				      SHMRING_CLOSED));
 }
 
 /* A slot reserved and not published: skipped at once when nobody can
  * publish it any more, or once it has waited abandon_ns. */
-static bool skip_now(struct ring *r, bool over, uint64_t now)
+static bool skip_now(const struct lane *l, bool over, uint64_t now)
 {
-	return over || (r->pending && r->pending_idx == r->pub.rd.cur.idx &&
-			now - r->pending_since >= r->d->abandon_ns);
+	return over || (l->pending && l->pending_idx == l->pub.rd.cur.idx &&
+			now - l->pending_since >= l->ring->d->abandon_ns);
 }
 
-static void note_pending(struct ring *r, uint64_t now)
+static void note_pending(struct lane *l, uint64_t now)
 {
-	if (!r->pending || r->pending_idx != r->pub.rd.cur.idx) {
-		r->pending = true;
-		r->pending_idx = r->pub.rd.cur.idx;
-		r->pending_since = now;
+	if (!l->pending || l->pending_idx != l->pub.rd.cur.idx) {
+		l->pending = true;
+		l->pending_idx = l->pub.rd.cur.idx;
+		l->pending_since = now;
 	}
 }
 
-/* Read one ring until it is empty, its next slot is pending, the user cannot
- * take a line, or \a budget lines.  \returns lines taken; *finished when the
- * ring is over and read to its end, or broken. */
-static size_t read_ring(struct ring *r, size_t budget, drain_line_cb cb, void *ctx, uint64_t now,
-			bool *finished)
+/* A line's time as the user sees it: CLOCK_REALTIME, whatever the lane holds. */
+static void convert_time(const struct drain *d, const struct lane *l, struct shmring_line *line)
 {
-	bool over = ring_over(r);
+	if (l->pub.rd.clock == SHMRING_CLOCK_TSC)
+		tscclock_to_wire(&d->clock, (uint64_t)line->rec.sec << 32 | line->rec.usec, &line->rec.sec,
+				 &line->rec.usec);
+}
+
+/* Read one lane until it is empty, its next slot is pending, the user cannot
+ * take a line, or \a budget lines.  \returns lines taken; the lane is
+ * finished when the ring is over and it is read to its end. */
+static size_t read_lane(struct lane *l, size_t budget, drain_line_cb cb, void *ctx, uint64_t now, bool over)
+{
 	struct shmring_line line;
 	size_t taken = 0;
 
 	while (taken < budget) {
-		struct shmring_cursor before = r->pub.rd.cur;
+		struct shmring_cursor before = l->pub.rd.cur;
 
-		switch (shmring_read(&r->pub.rd, &line, skip_now(r, over, now))) {
+		switch (shmring_read(&l->pub.rd, &line, skip_now(l, over, now))) {
 		case SHMRING_LINE:
-			r->pub.line_start = before;
-			if (!cb(ctx, &r->pub, &line)) {
-				r->pub.rd.cur = before;
+			convert_time(l->ring->d, l, &line);
+			l->pub.line_start = before;
+			if (!cb(ctx, &l->pub, &line)) {
+				l->pub.rd.cur = before;
 				return taken;
 			}
-			r->pending = false;
-			r->pub.lines++;
+			l->pending = false;
+			l->pub.lines++;
 			taken++;
 			break;
 		case SHMRING_EMPTY:
-			r->pending = false;
-			*finished = over;
+			l->pending = false;
+			l->finished = over;
 			return taken;
 		case SHMRING_PENDING:
-			note_pending(r, now);
+			note_pending(l, now);
 			return taken;
 		case SHMRING_BROKEN:
-			r->broken = *finished = true;
+			l->broken = true;
+			l->ring->d->done.broken++;
 			return taken;
 		}
 	}
 	return taken;
 }
 
+/* Read a producer's lanes, showing those that have come into use.  The ring
+ * is finished once it is over and every lane in use is read to its end (or
+ * broken). */
+static size_t read_ring(struct ring *r, size_t budget, drain_line_cb cb, void *ctx, uint64_t now)
+{
+	bool over = ring_over(r), done = true;
+	size_t taken = 0;
+
+	for (unsigned int k = 0; k < r->n_lanes; k++) {
+		struct lane *l = &r->lanes[k];
+
+		if (!l->shown && !l->broken)
+			show_lane(r->d, l);
+		if (!l->shown || l->broken)
+			continue;
+		if (!l->finished && taken < budget)
+			taken += read_lane(l, budget - taken, cb, ctx, now, over);
+		done &= l->finished || l->broken;
+	}
+	r->finished = over && done;
+	return taken;
+}
+
 /* What the producer dropped since it was last counted (by us, or by the
  * drainer before us, which noted it in the ring). */
-static void count_drops(struct ring *r)
+static void count_drops(struct lane *l)
 {
-	struct shmring_header *h = r->pub.rd.hdr_rw;
+	struct shmring_header *h = l->pub.rd.hdr_rw;
 	uint64_t dropped = atomic_load_explicit(&h->dropped, memory_order_relaxed);
 
 	/* A count that goes backwards is the producer's nonsense: start again from it. */
-	if (dropped - r->drops_counted < (1ull << 62))
-		r->pub.ring_drops += dropped - r->drops_counted;
-	r->drops_counted = dropped;
+	if (dropped - l->drops_counted < (1ull << 62))
+		l->pub.ring_drops += dropped - l->drops_counted;
+	l->drops_counted = dropped;
 	atomic_store_explicit(&h->drops_seen, dropped, memory_order_relaxed);
+}
+
+/* Give a ring's read lines back to its producer, and take in its drops. */
+static void release_ring(struct ring *r)
+{
+	for (unsigned int k = 0; k < r->n_lanes; k++) {
+		if (r->lanes[k].shown && !r->lanes[k].broken) {
+			shmring_release(&r->lanes[k].pub.rd);
+			count_drops(&r->lanes[k]);
+		}
+	}
 }
 
 static void add_counts(struct drain_counts *c, const struct ring *r)
 {
-	c->lines += r->pub.lines;
-	c->ring_drops += r->pub.ring_drops;
-	c->abandoned += r->pub.rd.cur.abandoned;
-	c->corrupt += r->pub.rd.cur.corrupt;
+	for (unsigned int k = 0; k < r->n_lanes; k++) {
+		const struct lane *l = &r->lanes[k];
+
+		if (!l->shown)
+			continue;
+		c->lines += l->pub.lines;
+		c->ring_drops += l->pub.ring_drops;
+		c->abandoned += l->pub.rd.cur.abandoned;
+		c->corrupt += l->pub.rd.cur.corrupt;
+		c->lanes++;
+	}
 }
 
 /* A finished ring: its last lines released, its counts kept, its mapping let go. */
@@ -600,13 +695,8 @@ static void finish_ring(struct drain *d, size_t i)
 {
 	struct ring *r = d->rings[i];
 
-	if (!r->broken) {
-		shmring_release(&r->pub.rd);
-		count_drops(r);
-		d->done.ended++;
-	} else {
-		d->done.broken++;
-	}
+	release_ring(r);
+	d->done.ended++;
 	add_counts(&d->done, r);
 	remove_at(d, i);
 }
@@ -618,11 +708,13 @@ size_t drain_read(struct drain *d, size_t max, drain_line_cb cb, void *ctx)
 	uint64_t now = now_ns();
 	size_t taken = 0, start = d->next;
 
+	if (TSCCLOCK_READABLE)
+		tscclock_update(&d->clock);
 	for (size_t k = 0; k < d->n && taken < max; k++) {
 		struct ring *r = d->rings[(start + k) % d->n];
 
 		if (r->live && !r->finished)
-			taken += read_ring(r, max - taken, cb, ctx, now, &r->finished);
+			taken += read_ring(r, max - taken, cb, ctx, now);
 	}
 	if (d->n)
 		d->next = (start + 1) % d->n;
@@ -639,10 +731,8 @@ void drain_release(struct drain *d)
 			finish_ring(d, i);	/* the last ring moves into slot i */
 			continue;
 		}
-		if (r->live) {
-			shmring_release(&r->pub.rd);
-			count_drops(r);
-		}
+		if (r->live)
+			release_ring(r);
 		i++;
 	}
 }
@@ -654,8 +744,10 @@ struct shmring_cursor drain_cursor(const struct drain_ring *r)
 
 void drain_rewind(struct drain_ring *r, const struct shmring_cursor *c)
 {
+	struct lane *l = (struct lane *)r;
+
 	r->rd.cur = *c;
-	((struct ring *)r)->finished = false;	/* its end is to be read again */
+	l->finished = l->ring->finished = false;	/* its end is to be read again */
 }
 
 void drain_counts(const struct drain *d, struct drain_counts *out)
@@ -672,8 +764,9 @@ void drain_counts(const struct drain *d, struct drain_counts *out)
 void drain_foreach(const struct drain *d, void (*cb)(const struct drain_ring *r, void *arg), void *arg)
 {
 	for (size_t i = 0; i < d->n; i++)
-		if (d->rings[i]->live)
-			cb(&d->rings[i]->pub, arg);
+		for (unsigned int k = 0; d->rings[i]->live && k < d->rings[i]->n_lanes; k++)
+			if (d->rings[i]->lanes[k].shown)
+				cb(&d->rings[i]->lanes[k].pub, arg);
 }
 
 void drain_close(struct drain *d)

@@ -29,10 +29,11 @@
 
 struct drain;
 
-/*! One attached ring, as the drainer's user sees it. */
+/*! One lane of an attached ring, as the drainer's user sees it: a stream of
+ *  its own (a producer has a lane per logging thread, shmring.h). */
 struct drain_ring {
-	struct shmring_reader rd;	/*!< ident, cursor and the mapped ring */
-	uint16_t port;			/*!< the ring's number: its lines' source port */
+	struct shmring_reader rd;	/*!< ident, cursor and the mapped lane */
+	uint16_t port;			/*!< the lane's number: its lines' source port */
 	pid_t pid;			/*!< the producer, from SO_PEERCRED */
 	uid_t uid;
 	uint64_t lines;			/*!< lines read from it */
@@ -46,11 +47,12 @@ struct drain_counts {
 	uint64_t attached;	/*!< rings taken */
 	uint64_t refused;	/*!< offers refused: bad ring, too many, not allowed */
 	uint64_t ended;		/*!< rings read to their end after their producer went */
-	uint64_t broken;	/*!< rings given up because they broke the layout */
+	uint64_t broken;	/*!< lanes given up because they broke the layout */
 	uint64_t lines;		/*!< lines read */
 	uint64_t ring_drops;	/*!< lines producers dropped because their ring was full */
 	uint64_t abandoned;	/*!< slots skipped unpublished (a producer killed mid-line, or too slow) */
 	uint64_t corrupt;	/*!< records that broke the layout, skipped */
+	uint64_t lanes;		/*!< lanes that came into use (each a stream of its own) */
 	size_t rings;		/*!< rings held now */
 };
 

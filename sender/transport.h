@@ -52,9 +52,21 @@ struct transport_ops {
 	void (*close)(struct transport *t);
 };
 
+/*! How the core stamps a line for this transport. */
+enum transport_clock {
+	TRANSPORT_CLOCK_REALTIME = 0,	/*!< sec and usec of CLOCK_REALTIME (vDSO) */
+	TRANSPORT_CLOCK_TSC,		/*!< the raw time-stamp counter in sec (high 32 bits) and usec
+					     (low 32), for a drainer on this machine to convert (tscclock.h) */
+};
+
+/*! The calling thread's id, asked of the kernel once per thread (gsmtaplog.c):
+ *  the id a ring lane is claimed by. */
+uint32_t thread_id(void);
+
 /*! What the core sees of a transport: the first member of its state. */
 struct transport {
 	const struct transport_ops *ops;
+	enum transport_clock clock;
 };
 
 /*! The UDP transport: a connected, non-blocking socket, one sendmsg() per line.

@@ -1,4 +1,4 @@
-/* transport_shm.c: the sender's deferred transport: each line copied into a memfd ring that a local drainer empties; no system call per line. */
+/* transport_shm.c: the sender's deferred transport: each line copied into a memfd ring (a lane of the calling thread's own, or the shared one) that a local drainer empties; no system call per line. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
@@ -18,15 +18,26 @@
 #include "seq.h"
 #include "shmring.h"
 #include "transport.h"
+#include "tscclock.h"
 
 /* How long gsmtaplog_open_opts() waits for a drainer's answer, and how often
  * the background thread offers the ring again while no drainer holds it. */
 #define ANSWER_MS	1000
 #define RETRY_MS	100
 
+/* Senders a thread finds its lane of in one comparison (the newest) or a
+ * few; an older one's lane is found again by its owner word. */
+#define LEASES		4
+/* Senders with lanes of their own at once: beyond, a sender has only its shared lane. */
+#define SENDERS_MAX	64
+
 struct shm {
 	struct transport t;		/*!< first: the core holds a pointer to it */
-	struct shmring_producer ring;	/*!< the hot path's only state */
+	struct shmring_producer lane[SHMRING_LANES];	/*!< [0]: shared; the hot path's only state */
+	unsigned int lanes;		/*!< SHMRING_LANES, or 1 without a slot for the owner words */
+	unsigned int slot;		/*!< the owner words' */
+	uint64_t gen;			/*!< this sender among all opened in the process */
+	uint64_t forks;			/*!< `forks` at open: a forked child's copy uses the shared lane */
 	void *map;
 	size_t map_len;
 	int memfd;
@@ -44,6 +55,150 @@ struct shm {
 static struct shm *shm_of(const struct transport *t)
 {
 	return (struct shm *)t;
+}
+
+/* ---- lanes ----
+ *
+ * A thread writes its own lane with plain stores.  It claims the lane once
+ * per sender (a compare-and-swap of the lane's owner word) and gives it back
+ * when it ends (a thread-specific data destructor).  A call that interrupts
+ * another call on the same thread (a signal handler) takes the shared lane,
+ * as do threads that find no lane free and a forked child (whose parent
+ * shares the ring but not the owner words).
+ *
+ * The owner words are the library's static memory, in slots that senders
+ * take at open and leave at close: a thread's end never touches a sender's
+ * memory, which may be freed meanwhile, and needs no lock. */
+
+/* A slot: the sender's number while it is open (0: free), and its lanes' owners. */
+static struct {
+	_Atomic uint64_t gen;
+	_Atomic uint32_t owner[SHMRING_LANES];	/*!< thread id, 0: free; [0] unused */
+} slots[SENDERS_MAX];
+static _Atomic uint64_t next_gen;
+static _Atomic uint64_t forks;			/*!< forks of this process's ancestors and itself */
+static pthread_key_t end_key;			/*!< its destructor gives a thread's lanes back */
+static bool end_key_made;
+static pthread_once_t end_key_once = PTHREAD_ONCE_INIT;
+
+/* A thread's lanes, newest first.  Initial-exec TLS: no allocation, usable in a signal handler. */
+struct lease {
+	uint64_t gen;			/*!< the sender's; 0: none */
+	unsigned int lane;		/*!< 0: none of its own */
+};
+static __thread struct lease leases[LEASES] __attribute__((tls_model("initial-exec")));
+static __thread bool in_call __attribute__((tls_model("initial-exec")));
+static __thread bool end_heard __attribute__((tls_model("initial-exec")));
+
+/* A thread ends: every lane it owns is free again. */
+static void thread_end_cb(void *arg)
+{
+	uint32_t tid = thread_id();
+
+	(void)arg;
+	for (int i = 0; i < SENDERS_MAX; i++) {
+		for (unsigned int k = 1; k < SHMRING_LANES; k++) {
+			uint32_t mine = tid;
+
+			atomic_compare_exchange_strong_explicit(&slots[i].owner[k], &mine, 0, memory_order_release,
+								memory_order_relaxed);
+		}
+	}
+	memset(leases, 0, sizeof(leases));
+}
+
+/* A forked child's only thread holds no lane: the parent's threads may claim
+ * any of them in their own copy of the owner words. */
+static void forked_cb(void)
+{
+	memset(leases, 0, sizeof(leases));
+	end_heard = false;
+	atomic_fetch_add_explicit(&forks, 1, memory_order_relaxed);
+}
+
+static void make_key_cb(void)
+{
+	end_key_made = pthread_key_create(&end_key, thread_end_cb) == 0;
+	pthread_atfork(NULL, NULL, forked_cb);
+}
+
+/* A lane of \a m claimed for this thread.  \returns it, or 0 for the shared one */
+static unsigned int claim(struct shm *m)
+{
+	uint32_t tid = thread_id();
+	_Atomic uint32_t *owner;
+
+	if (m->lanes == 1 || m->forks != atomic_load_explicit(&forks, memory_order_relaxed))
+		return 0;
+	/* The thread's end must be heard before a lane is taken.  Setting a
+	 * key of the first block neither allocates nor locks. */
+	if (!end_heard) {
+		if (!end_key_made || pthread_setspecific(end_key, leases))
+			return 0;
+		end_heard = true;
+	}
+	owner = slots[m->slot].owner;
+	/* One kept by this thread, whose lease was pushed out, first. */
+	for (unsigned int k = 1; k < m->lanes; k++)
+		if (atomic_load_explicit(&owner[k], memory_order_relaxed) == tid)
+			return k;
+	for (unsigned int k = 1; k < m->lanes; k++) {
+		uint32_t free_lane = 0;
+
+		if (atomic_compare_exchange_strong_explicit(&owner[k], &free_lane, tid, memory_order_acquire,
+							    memory_order_relaxed))
+			return k;
+	}
+	return 0;
+}
+
+/* A new sender gets a number no other has had, and a slot for its owner
+ * words; without a free slot it has only its shared lane. */
+static void take_slot(struct shm *m)
+{
+	pthread_once(&end_key_once, make_key_cb);
+	m->gen = atomic_fetch_add_explicit(&next_gen, 1, memory_order_relaxed) + 1;
+	m->forks = atomic_load_explicit(&forks, memory_order_relaxed);
+	m->lanes = 1;
+	for (int i = 0; i < SENDERS_MAX && end_key_made; i++) {
+		uint64_t free_slot = 0;
+
+		if (atomic_compare_exchange_strong_explicit(&slots[i].gen, &free_slot, m->gen, memory_order_acquire,
+							    memory_order_relaxed)) {
+			m->slot = (unsigned int)i;
+			m->lanes = SHMRING_LANES;
+			return;
+		}
+	}
+}
+
+/* The owner words are cleared before the slot is free: a thread still
+ * holding a lease of this sender finds its number gone, and claims anew. */
+static void leave_slot(struct shm *m)
+{
+	if (m->lanes == 1 || m->forks != atomic_load_explicit(&forks, memory_order_relaxed))
+		return;
+	for (unsigned int k = 1; k < SHMRING_LANES; k++)
+		atomic_store_explicit(&slots[m->slot].owner[k], 0, memory_order_relaxed);
+	atomic_store_explicit(&slots[m->slot].gen, 0, memory_order_release);
+}
+
+/* This thread's lane in \a m: the newest lease in one comparison. */
+static struct shmring_producer *lane_of(struct shm *m)
+{
+	struct lease found;
+	int k;
+
+	if (leases[0].gen == m->gen)
+		return &m->lane[leases[0].lane];
+	for (k = 1; k < LEASES - 1 && leases[k].gen != m->gen; k++)
+		;
+	found = leases[k].gen == m->gen ? leases[k] : (struct lease){ m->gen, claim(m) };
+	/* Newest first; the oldest falls out (its lane stays this thread's,
+	 * and claim() finds it again by the owner word). */
+	memmove(&leases[1], &leases[0], (size_t)k * sizeof(leases[0]));
+	leases[0] = found;
+	return &m->lane[found.lane];
 }
 
 /* ---- the hot path ---- */
@@ -72,51 +227,82 @@ static void copy_name(uint8_t *dst, const char *src, size_t n)
 	}
 }
 
-/* Reserve (the one atomic operation: it also numbers the line), copy, publish. */
+/* Number the line and take its room: in the thread's own lane with plain
+ * stores, in the shared one with a compare-and-swap.  \returns the lane */
+static struct shmring_producer *reserve(struct shm *m, uint32_t len, struct shmring_claim *c, bool nested)
+{
+	struct shmring_producer *p = nested ? &m->lane[0] : lane_of(m);
+
+	if (p == &m->lane[0])
+		shmring_reserve(p, len, c);
+	else
+		shmring_reserve_own(p, len, c);
+	return p;
+}
+
+/* Reserve, copy, publish.  in_call tells a signal handler's call that it
+ * interrupted one on this thread, whose lane is mid-change. */
 static int shm_send(struct transport *t, struct wire_log *line)
 {
 	struct shm *m = shm_of(t);
 	size_t subsys_len = min_size(line->subsys.len, SHMRING_NAME_SUBSYS);
 	size_t file_len = min_size(line->file.len, SHMRING_NAME_FILE);
+	bool nested = in_call;
+	struct shmring_producer *p;
 	struct shmring_claim c;
 	struct shmring_rec *rec;
-	uint8_t *p;
+	uint8_t *dst;
 
-	shmring_reserve(&m->ring, SHMRING_REC_LEN + subsys_len + file_len + line->text.len, &c);
+	in_call = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	p = reserve(m, SHMRING_REC_LEN + subsys_len + file_len + line->text.len, &c, nested);
 	line->seq = seq_number(c.line);
-	if (!c.rec)
-		return -ENOBUFS;
-	rec = (struct shmring_rec *)c.rec;
-	*rec = (struct shmring_rec){
-		.seq = line->seq,
-		.pid = line->pid,
-		.sec = line->sec,
-		.usec = line->usec,
-		.line = line->line,
-		.text_len = (uint16_t)line->text.len,
-		.level = line->level,
-		.subsys_len = (uint8_t)subsys_len,
-		.file_len = (uint8_t)file_len,
-	};
-	p = c.rec + SHMRING_REC_LEN;
-	copy_name(p, line->subsys.ptr, subsys_len);
-	p += subsys_len;
-	copy_name(p, line->file.ptr, file_len);
-	memcpy(p + file_len, line->text.ptr, line->text.len);
-	shmring_publish(&m->ring, &c);
-	return 0;
+	if (c.rec) {
+		rec = (struct shmring_rec *)c.rec;
+		*rec = (struct shmring_rec){
+			.seq = line->seq,
+			.pid = line->pid,
+			.sec = line->sec,
+			.usec = line->usec,
+			.line = line->line,
+			.text_len = (uint16_t)line->text.len,
+			.level = line->level,
+			.subsys_len = (uint8_t)subsys_len,
+			.file_len = (uint8_t)file_len,
+		};
+		dst = c.rec + SHMRING_REC_LEN;
+		copy_name(dst, line->subsys.ptr, subsys_len);
+		dst += subsys_len;
+		copy_name(dst, line->file.ptr, file_len);
+		memcpy(dst + file_len, line->text.ptr, line->text.len);
+		shmring_publish(p, &c);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	in_call = nested;
+	return c.rec ? 0 : -ENOBUFS;
 }
 
 static void shm_skip(struct transport *t)
 {
+	struct shm *m = shm_of(t);
+	bool nested = in_call;
 	struct shmring_claim c;
 
-	shmring_reserve(&shm_of(t)->ring, 0, &c);
+	in_call = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	reserve(m, 0, &c, nested);
+	atomic_signal_fence(memory_order_seq_cst);
+	in_call = nested;
 }
 
 static uint64_t shm_lines(const struct transport *t)
 {
-	return __atomic_load_n(&shm_of(t)->ring.hdr->head[0], __ATOMIC_RELAXED);
+	const struct shm *m = shm_of(t);
+	uint64_t lines = 0;
+
+	for (unsigned int k = 0; k < SHMRING_LANES; k++)
+		lines += __atomic_load_n(&m->lane[k].hdr->head[0], __ATOMIC_RELAXED);
+	return lines;
 }
 
 /* ---- the rendezvous ---- */
@@ -125,7 +311,7 @@ static uint64_t shm_lines(const struct transport *t)
  * the ring by, or -errno */
 static int offer(struct shm *m, int answer_ms)
 {
-	int fd = shmring_offer(&m->addr, m->addr_len, m->memfd, m->map_len, answer_ms, m->stop);
+	int fd = shmring_offer(&m->addr, m->addr_len, m->memfd, m->map_len, SHMRING_LANES, answer_ms, m->stop);
 
 	if (fd >= 0) {
 		atomic_fetch_add_explicit(&m->attaches, 1, memory_order_relaxed);
@@ -223,8 +409,10 @@ static void shm_close(struct transport *t)
 
 	/* A forked child closing its copy lets go of its mapping and descriptors
 	 * only: the ring and the keeper thread are its parent's. */
-	if (m->ring.hdr && owner)
-		atomic_fetch_or_explicit(&m->ring.hdr->state, SHMRING_CLOSED, memory_order_release);
+	if (m->gen)
+		leave_slot(m);
+	if (m->lane[0].hdr && owner)
+		atomic_fetch_or_explicit(&m->lane[0].hdr->state, SHMRING_CLOSED, memory_order_release);
 	if (m->thread_started && owner) {
 		if (eventfd_write(m->stop, 1) == 0)
 			pthread_join(m->thread, NULL);
@@ -250,14 +438,19 @@ static const struct transport_ops shm_ops = {
 	.close = shm_close,
 };
 
-/* The ring: a memfd sealed against shrinking (a drainer that maps it must
+/* The lanes: a memfd sealed against shrinking (a drainer that maps it must
  * never find its pages gone), mapped with every page present, so that no
- * line ever waits for a page fault. */
+ * line ever waits for a page fault.  Their times are the TSC where the
+ * kernel keeps time with it (tscclock.h). */
 static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t ident_len)
 {
+	uint32_t clock = tscclock_usable() ? SHMRING_CLOCK_TSC : SHMRING_CLOCK_REALTIME;
+	size_t lane_len = shmring_total_len((uint32_t)ring_size);
+	int rc = 0;
+
 	if (ring_size > SHMRING_DATA_MAX)
 		return -EINVAL;
-	m->map_len = shmring_total_len((uint32_t)ring_size);
+	m->map_len = lane_len * SHMRING_LANES;
 	m->memfd = memfd_create("gsmtaplog-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (m->memfd < 0 || ftruncate(m->memfd, m->map_len) ||
 	    fcntl(m->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
@@ -267,7 +460,11 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 		m->map = NULL;
 		return -errno;
 	}
-	return shmring_init(&m->ring, m->map, (uint32_t)ring_size, ident, ident_len, (uint32_t)getpid());
+	for (unsigned int k = 0; k < SHMRING_LANES && !rc; k++)
+		rc = shmring_init(&m->lane[k], (uint8_t *)m->map + k * lane_len, (uint32_t)ring_size, ident, ident_len,
+				  (uint32_t)getpid(), clock);
+	m->t.clock = clock == SHMRING_CLOCK_TSC ? TRANSPORT_CLOCK_TSC : TRANSPORT_CLOCK_REALTIME;
+	return rc;
 }
 
 struct transport *transport_shm_open(const char *drainer, size_t ring_size, const char *ident,
@@ -296,6 +493,7 @@ struct transport *transport_shm_open(const char *drainer, size_t ring_size, cons
 	rc = make_ring(m, ring_size, ident, ident_len);
 	if (rc)
 		goto fail;
+	take_slot(m);
 	m->conn = offer(m, ANSWER_MS);
 	*attached = m->conn >= 0;
 	rc = start_keeper(m);

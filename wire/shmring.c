@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "shmring.h"
+#include "tscclock.h"
 
 static bool power_of_two(uint64_t v)
 {
@@ -43,7 +44,7 @@ static bool data_size_ok(uint64_t data_bytes)
 /* ---- the producer ---- */
 
 int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, const char *ident,
-		 size_t ident_len, uint32_t pid)
+		 size_t ident_len, uint32_t pid, uint32_t clock)
 {
 	struct shmring_header *h = mem;
 	uint32_t slots = shmring_slots(data_bytes);
@@ -57,6 +58,7 @@ int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, con
 	h->data_units = data_bytes / SHMRING_UNIT;
 	h->total_len = shmring_total_len(data_bytes);
 	h->pid = pid;
+	h->clock = clock;
 	memcpy(h->ident, ident, ident_len < WIRE_IDENT_LEN ? ident_len : WIRE_IDENT_LEN - 1);
 	*p = (struct shmring_producer){
 		.hdr = h,
@@ -72,10 +74,10 @@ int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, con
 /* ---- the rendezvous ---- */
 
 int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
-		  int answer_ms, int stop_fd)
+		  unsigned int lanes, int answer_ms, int stop_fd)
 {
 	const struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = SHMRING_VERSION,
-					     .total_len = total_len };
+					     .lanes = (uint16_t)lanes, .total_len = total_len };
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -133,6 +135,7 @@ const char *shmring_refusal_name(enum shmring_refusal why)
 	case SHMRING_BAD_VERSION:	return "a ring version this drainer does not read";
 	case SHMRING_BAD_GEOMETRY:	return "slots or data out of range";
 	case SHMRING_BAD_TAIL:		return "its consumer position is impossible";
+	case SHMRING_BAD_CLOCK:		return "its clock is unknown here";
 	}
 	return "unknown";
 }
@@ -156,7 +159,7 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 		return SHMRING_BAD_SIZE;
 	if (h->magic != SHMRING_MAGIC)
 		return SHMRING_BAD_MAGIC;
-	if (h->version != SHMRING_VERSION || h->header_len != SHMRING_PAGE)
+	if (h->version < SHMRING_VERSION_MIN || h->version > SHMRING_VERSION || h->header_len != SHMRING_PAGE)
 		return SHMRING_BAD_VERSION;
 	/* Each is read once into a local: the producer may change the page meanwhile. */
 	slots = h->slots;
@@ -165,6 +168,9 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 		return SHMRING_BAD_GEOMETRY;
 	if (len != shmring_total_len(units * SHMRING_UNIT))
 		return SHMRING_BAD_SIZE;
+	r->clock = h->clock;
+	if (r->clock != SHMRING_CLOCK_REALTIME && !(r->clock == SHMRING_CLOCK_TSC && TSCCLOCK_READABLE))
+		return SHMRING_BAD_CLOCK;
 	r->hdr = r->hdr_rw = h;
 	r->slots = (const struct shmring_slot *)((const uint8_t *)mem + SHMRING_PAGE);
 	r->data = (const uint8_t *)mem + SHMRING_PAGE + slots_len(slots);

@@ -10,9 +10,13 @@
 #include "wire.h"
 
 /*
- * One ring per sender (doc/deferred.md).  The producer creates it in a memfd
- * and hands the descriptor to a drainer; both map all of it.  Three areas,
- * each starting on a page:
+ * One memfd per sender (doc/deferred.md), holding SHMRING_LANES rings, the
+ * lanes, back to back.  The producer creates it and hands the descriptor to a
+ * drainer; both map all of it.  Lane 0 is shared by any thread; each of the
+ * others is written by one thread at a time (the library keeps which, in its
+ * own memory: transport_shm.c).  A lane's lines have their own
+ * sequence numbers: the drainer shows each lane as a stream of its own.
+ * Each lane has three areas, each starting on a page:
  *
  *   header       constants, the producers' reservation word, the producer's
  *                counters, and the consumer's position and notes
@@ -40,7 +44,8 @@
 #define SHMRING_SOCKET		"/run/gsmtaplog/drainer.sock"
 
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
-#define SHMRING_VERSION		1
+#define SHMRING_VERSION		2	/* 2: lanes, and the clock field; 1: one lane, CLOCK_REALTIME */
+#define SHMRING_VERSION_MIN	1	/* the oldest a drainer still takes */
 #define SHMRING_PAGE		4096u
 #define SHMRING_UNIT		8u		/* data positions count units of 8 bytes */
 #define SHMRING_ALIGN		64u		/* records start on cache lines: threads writing
@@ -49,7 +54,7 @@
 /* Sizes a ring may have: powers of two between these (the drainer refuses others). */
 #define SHMRING_DATA_MIN	(64u << 10)
 #define SHMRING_DATA_MAX	(256u << 20)
-#define SHMRING_DATA_DEFAULT	(16u << 20)
+#define SHMRING_DATA_DEFAULT	(4u << 20)	/* each lane's: 20 MiB of text in all, resident */
 /* One slot per this many data bytes: enough for lines of 100 bytes on average. */
 #define SHMRING_BYTES_PER_SLOT	128u
 
@@ -86,6 +91,15 @@ _Static_assert(sizeof(struct shmring_slot) == 16, "slot layout");
 /* Producer state bits (shmring_header.state). */
 #define SHMRING_CLOSED	1u	/*!< gsmtaplog_close(): no line will be added */
 
+/* What a record's time is (shmring_header.clock). */
+#define SHMRING_CLOCK_REALTIME	0u	/*!< sec and usec of CLOCK_REALTIME */
+#define SHMRING_CLOCK_TSC	1u	/*!< the time-stamp counter: sec its high 32 bits, usec its low
+					     32; the drainer converts it (tscclock.h) */
+
+/* Lanes of a producer's memfd: one shared, the others one thread's each. */
+#define SHMRING_LANES		5u
+#define SHMRING_LANES_MAX	16u	/*!< what a drainer accepts */
+
 /*! The first page.  Offsets are pinned below; every field the drainer reads is
  *  checked or harmless, whatever the producer wrote. */
 struct shmring_header {
@@ -97,7 +111,7 @@ struct shmring_header {
 	uint32_t data_units;		/*!< power of two; data bytes / SHMRING_UNIT */
 	uint64_t total_len;		/*!< bytes of the whole memfd */
 	uint32_t pid;			/*!< the creator */
-	uint32_t pad0;
+	uint32_t clock;			/*!< SHMRING_CLOCK_*: what a record's sec and usec hold */
 	char ident[WIRE_IDENT_LEN];	/*!< NUL-padded process name */
 	uint8_t pad1[64 - 48];
 
@@ -133,8 +147,8 @@ _Static_assert(sizeof(struct shmring_header) <= SHMRING_PAGE, "header fits its p
  */
 struct shmring_hello {
 	uint32_t magic;		/*!< SHMRING_MAGIC */
-	uint16_t version;	/*!< SHMRING_VERSION */
-	uint16_t pad;
+	uint16_t version;	/*!< SHMRING_VERSION (a drainer takes SHMRING_VERSION_MIN on) */
+	uint16_t lanes;		/*!< rings in the memfd (0: one, as 0.2.0 producers said) */
 	uint64_t total_len;	/*!< bytes of the memfd */
 };
 
@@ -146,9 +160,9 @@ struct sockaddr_un;
  *  \returns the connection the drainer holds the ring by (non-blocking, close-on-exec), or
  *           -errno: the drainer's refusal, ETIMEDOUT, ECANCELED, or the socket's */
 int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
-		  int answer_ms, int stop_fd);
+		  unsigned int lanes, int answer_ms, int stop_fd);
 
-/*! Bytes of a ring with \a data_bytes of data: what to give ftruncate(). */
+/*! Bytes of one lane with \a data_bytes of data: a memfd holds lanes of them. */
 size_t shmring_total_len(uint32_t data_bytes);
 
 /*! Slots of a ring with \a data_bytes of data. */
@@ -181,13 +195,19 @@ struct shmring_producer {
 	uint32_t slot_mask;
 	uint32_t slot_spread;	/*!< log2(slots) - 2 */
 	uint32_t data_units;
+	/*! The consumer's position as last read: reading the drainer's cache
+	 *  line only when this says the ring is full keeps it from moving to the
+	 *  producer's CPU on every line.  Older than the real one, so never too
+	 *  generous. */
+	_Atomic uint64_t tail_seen;
 };
 
-/*! Lay out a new ring in \a mem (shmring_total_len(data_bytes) bytes, zeroed)
- *  and fill \a p.  \returns 0, or -EINVAL for a size that is not a power of two
- *  between SHMRING_DATA_MIN and SHMRING_DATA_MAX */
+/*! Lay out a new lane in \a mem (shmring_total_len(data_bytes) bytes, zeroed)
+ *  and fill \a p; its records' times are \a clock (SHMRING_CLOCK_*).
+ *  \returns 0, or -EINVAL for a size that is not a power of two between
+ *  SHMRING_DATA_MIN and SHMRING_DATA_MAX */
 int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, const char *ident,
-		 size_t ident_len, uint32_t pid);
+		 size_t ident_len, uint32_t pid, uint32_t clock);
 
 /*! What a reservation got. */
 struct shmring_claim {
@@ -207,19 +227,71 @@ static inline uint64_t shmring_pack(uint32_t idx, uint32_t pos)
 
 typedef unsigned __int128 shmring_u128 __attribute__((may_alias));
 
-/*! Number a line and reserve \a len bytes (at most SHMRING_RECORD_MAX) for it.
- *  Lock-free (one compare-and-swap, retried only when another thread won),
- *  async-signal-safe, no system call.  When the ring has no room the line is
- *  only numbered (claim->rec is NULL) and counted in hdr->dropped.
- *  \a len 0 numbers a line that will not be written.  Inline: it is the
- *  library's hot path. */
+/*! Where the line after the reservation word \a old goes, with \a units of
+ *  data, given the consumer's position \a tail: fills \a c (but rec) and
+ *  \returns the new word.  A record never wraps: one that would is placed at
+ *  the start, and the units up to the end are left unused.  No room: the line
+ *  is only numbered. */
+static inline shmring_u128 shmring_next(const struct shmring_producer *p, shmring_u128 old, uint32_t units,
+					uint64_t tail, struct shmring_claim *c)
+{
+	uint64_t lines = (uint64_t)old;
+	uint32_t idx = (uint32_t)(old >> 64), pos = (uint32_t)(old >> 96);
+	uint32_t off = pos & (p->data_units - 1);
+	uint32_t start = off + units > p->data_units ? pos + (p->data_units - off) : pos;
+	bool room = units && idx - (uint32_t)tail <= p->slot_mask &&
+		    start + units - (uint32_t)(tail >> 32) <= p->data_units;
+
+	c->line = lines;
+	c->idx = idx;
+	c->pos = start;
+	c->rec = room ? p->data : NULL;	/* where exactly: shmring_claimed() */
+	return (shmring_u128)(room ? shmring_pack(idx + 1, start + units) : shmring_pack(idx, pos)) << 64 |
+	       (lines + 1);
+}
+
+/*! The reservation word \a old with \a units: with the consumer's position
+ *  as last seen, or, if that leaves no room, as it is now. */
+static inline shmring_u128 shmring_next_fresh(struct shmring_producer *p, shmring_u128 old, uint32_t units,
+					      struct shmring_claim *c)
+{
+	shmring_u128 want = shmring_next(p, old, units,
+					 atomic_load_explicit(&p->tail_seen, memory_order_acquire), c);
+	uint64_t tail;
+
+	if (c->rec || !units)
+		return want;
+	tail = atomic_load_explicit(&p->hdr->tail, memory_order_acquire);
+	atomic_store_explicit(&p->tail_seen, tail, memory_order_release);
+	return shmring_next(p, old, units, tail, c);
+}
+
+/*! The reservation's end: where the record goes, or the drop counted. */
+static inline void shmring_claimed(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
+{
+	c->len = len;
+	if (c->rec)
+		c->rec = p->data + (size_t)(c->pos & (p->data_units - 1)) * SHMRING_UNIT;
+	else
+		atomic_fetch_add_explicit(&p->hdr->dropped, 1, memory_order_relaxed);
+}
+
+static inline uint32_t shmring_units_of(uint32_t len)
+{
+	return len ? shmring_units(len) : 0;
+}
+
+/*! Number a line and reserve \a len bytes (at most SHMRING_RECORD_MAX) for it
+ *  in the shared lane.  Lock-free (one compare-and-swap, retried only when
+ *  another thread won), async-signal-safe, no system call.  When the ring has
+ *  no room the line is only numbered (claim->rec is NULL) and counted in
+ *  hdr->dropped.  \a len 0 numbers a line that will not be written.  Inline:
+ *  it is the library's hot path. */
 static inline void shmring_reserve(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
 {
 	shmring_u128 *head = (shmring_u128 *)p->hdr->head;
-	uint32_t units = len ? shmring_units(len) : 0;
-	shmring_u128 old;
-	uint32_t idx, pos, start;
-	bool room;
+	uint32_t units = shmring_units_of(len);
+	shmring_u128 old, want, seen;
 
 	/* Ask for the line for writing at once: when another CPU has it, reading
 	 * it shared first would cost a second transfer for the swap. */
@@ -228,35 +300,30 @@ static inline void shmring_reserve(struct shmring_producer *p, uint32_t len, str
 	 * returns the word as it was. */
 	old = (shmring_u128)__atomic_load_n(&p->hdr->head[1], __ATOMIC_RELAXED) << 64 |
 	      __atomic_load_n(&p->hdr->head[0], __ATOMIC_RELAXED);
-
 	for (;;) {
-		uint64_t lines = (uint64_t)old;
-		uint64_t tail = atomic_load_explicit(&p->hdr->tail, memory_order_acquire);
-		uint32_t off;
-		shmring_u128 want, seen;
-
-		idx = (uint32_t)(old >> 64);
-		pos = (uint32_t)(old >> 96);
-		/* A record never wraps: one that would is placed at the start,
-		 * and the units up to the end are left unused. */
-		off = pos & (p->data_units - 1);
-		start = off + units > p->data_units ? pos + (p->data_units - off) : pos;
-		room = units && idx - (uint32_t)tail <= p->slot_mask &&
-		       start + units - (uint32_t)(tail >> 32) <= p->data_units;
-		want = (shmring_u128)(room ? shmring_pack(idx + 1, start + units) : shmring_pack(idx, pos)) << 64 |
-		       (lines + 1);
+		want = shmring_next_fresh(p, old, units, c);
 		seen = __sync_val_compare_and_swap(head, old, want);
 		if (seen == old)
 			break;
 		old = seen;
 	}
-	c->line = (uint64_t)old;
-	c->idx = idx;
-	c->pos = start;
-	c->len = len;
-	c->rec = room ? p->data + (size_t)(start & (p->data_units - 1)) * SHMRING_UNIT : NULL;
-	if (!room)
-		atomic_fetch_add_explicit(&p->hdr->dropped, 1, memory_order_relaxed);
+	shmring_claimed(p, len, c);
+}
+
+/*! The same in a lane only the calling thread writes: two plain stores, no
+ *  locked instruction (which would wait for the previous line's stores to
+ *  leave the CPU).  The slot's release store still publishes the record, and
+ *  orders these before it. */
+static inline void shmring_reserve_own(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
+{
+	uint64_t *head = p->hdr->head;
+	shmring_u128 old = (shmring_u128)__atomic_load_n(&head[1], __ATOMIC_RELAXED) << 64 |
+			   __atomic_load_n(&head[0], __ATOMIC_RELAXED);
+	shmring_u128 want = shmring_next_fresh(p, old, shmring_units_of(len), c);
+
+	__atomic_store_n(&head[0], (uint64_t)want, __ATOMIC_RELAXED);
+	__atomic_store_n(&head[1], (uint64_t)(want >> 64), __ATOMIC_RELAXED);
+	shmring_claimed(p, len, c);
 }
 
 /*! Publish a reserved record once claim->rec holds its claim->len bytes. */
@@ -290,6 +357,7 @@ struct shmring_reader {
 	uint32_t slots_n;
 	uint32_t slot_spread;
 	uint32_t data_units;
+	uint32_t clock;			/*!< SHMRING_CLOCK_*, checked at attach */
 	char ident[WIRE_IDENT_LEN];	/*!< copied and cut at attach */
 	size_t ident_len;
 	uint32_t head_seen;		/*!< slots reserved as last read: the head's cache line
@@ -305,6 +373,7 @@ enum shmring_refusal {
 	SHMRING_BAD_VERSION,
 	SHMRING_BAD_GEOMETRY,	/*!< slots or data not a power of two in range */
 	SHMRING_BAD_TAIL,	/*!< the consumer position is not one the producer could have */
+	SHMRING_BAD_CLOCK,	/*!< times of a kind this drainer cannot read */
 };
 
 /*! Check the ring mapped at \a mem (\a len bytes, read-write) and start reading

@@ -99,7 +99,7 @@ static void shm_stats(const struct input *in, struct input_stats *out)
 static void shm_describe(const struct input *in, char *buf, size_t room)
 {
 	snprintf(buf, room, "listening for deferred-mode rings on %s (their lines come from 127.0.0.1:N, "
-		 "N the ring's number)", in->name);
+		 "N the number of the ring's lane: one per logging thread)", in->name);
 }
 
 static void shm_figures(const struct input *in, char *buf, size_t room)
@@ -107,9 +107,9 @@ static void shm_figures(const struct input *in, char *buf, size_t room)
 	struct drain_counts c;
 
 	drain_counts(((const struct in_shm *)in)->drain, &c);
-	snprintf(buf, room, " rings=%zu attached=%llu ended=%llu refused=%llu broken=%llu "
+	snprintf(buf, room, " rings=%zu attached=%llu lanes=%llu ended=%llu refused=%llu broken=%llu "
 		 "ring_drops=%llu abandoned=%llu corrupt=%llu",
-		 c.rings, (unsigned long long)c.attached, (unsigned long long)c.ended,
+		 c.rings, (unsigned long long)c.attached, (unsigned long long)c.lanes, (unsigned long long)c.ended,
 		 (unsigned long long)c.refused, (unsigned long long)c.broken,
 		 (unsigned long long)c.ring_drops, (unsigned long long)c.abandoned,
 		 (unsigned long long)c.corrupt);

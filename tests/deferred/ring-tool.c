@@ -12,6 +12,12 @@
  *   nofd      a hello without a descriptor
  *   twofds    a hello with two descriptors
  *   bigring   a ring larger than any drainer takes
+ *   manylanes a memfd of SHMRING_LANES_MAX + 1 good lanes
+ *   oddlanes  a memfd of two lanes offered as three
+ *   badlane   two lanes, the second with a wrong magic number
+ *   badclock  a ring whose times are of an unknown clock
+ *   v1        lines 1..5 in a ring of version 1, as libgsmtaplog 0.2.0 made them
+ *             (one lane, CLOCK_REALTIME), offered with a version 1 hello; exits
  * Prints "answer N" (the drainer's errno, 0 if it took the ring), then for
  * stuck and garbage "ready", and waits for a signal (stuck -x: exits).
  */
@@ -50,7 +56,7 @@ static int make_ring(struct shmring_producer *p)
 	int fd = make_memfd(len, true);
 	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
-	if (mem == MAP_FAILED || shmring_init(p, mem, DATA, "ring-tool", 9, (uint32_t)getpid()))
+	if (mem == MAP_FAILED || shmring_init(p, mem, DATA, "ring-tool", 9, (uint32_t)getpid(), SHMRING_CLOCK_REALTIME))
 		err(1, "ring");
 	return fd;
 }
@@ -82,19 +88,42 @@ static uint32_t xorshift(uint32_t *x)
 	return *x;
 }
 
-static int offer(int memfd, uint64_t len)
+static int offer_lanes(int memfd, uint64_t len, unsigned int lanes)
 {
-	int fd = shmring_offer(&addr, sizeof(addr), memfd, len, 2000, -1);
+	int fd = shmring_offer(&addr, sizeof(addr), memfd, len, lanes, 2000, -1);
 
 	printf("answer %d\n", fd < 0 ? -fd : 0);
 	fflush(stdout);
 	return fd;
 }
 
+static int offer(int memfd, uint64_t len)
+{
+	return offer_lanes(memfd, len, 1);
+}
+
+/* \a lanes good lanes in one memfd; the first's producer view in \a p. */
+static int make_lanes(struct shmring_producer *p, unsigned int lanes)
+{
+	size_t each = shmring_total_len(DATA);
+	int fd = make_memfd(each * lanes, true);
+	uint8_t *mem = mmap(NULL, each * lanes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	for (unsigned int k = 0; mem != MAP_FAILED && k < lanes; k++)
+		if (shmring_init(k ? &(struct shmring_producer){ 0 } : p, mem + k * each, DATA, "ring-tool", 9,
+				 (uint32_t)getpid(), SHMRING_CLOCK_REALTIME))
+			errx(1, "lane");
+	if (mem == MAP_FAILED)
+		err(1, "mmap");
+	return fd;
+}
+
+static uint16_t hello_version = SHMRING_VERSION;
+
 /* A hello with \a nfds copies of \a memfd (0: none). */
 static void raw_hello(int memfd, int nfds)
 {
-	struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = SHMRING_VERSION,
+	struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = hello_version,
 				       .total_len = shmring_total_len(DATA) };
 	union {
 		char buf[CMSG_SPACE(2 * sizeof(int))];
@@ -184,6 +213,26 @@ int main(int argc, char **argv)
 
 		fd = make_memfd(len, true);
 		offer(fd, len);
+	} else if (!strcmp(mode, "manylanes")) {
+		offer_lanes(make_lanes(&p, SHMRING_LANES_MAX + 1), shmring_total_len(DATA) * (SHMRING_LANES_MAX + 1),
+			    SHMRING_LANES_MAX + 1);
+	} else if (!strcmp(mode, "oddlanes")) {
+		offer_lanes(make_lanes(&p, 2), shmring_total_len(DATA) * 2, 3);
+	} else if (!strcmp(mode, "badlane")) {
+		fd = make_lanes(&p, 2);
+		((struct shmring_header *)((uint8_t *)p.hdr + shmring_total_len(DATA)))->magic ^= 1;
+		offer_lanes(fd, shmring_total_len(DATA) * 2, 2);
+	} else if (!strcmp(mode, "v1")) {
+		fd = make_ring(&p);
+		p.hdr->version = 1;
+		for (int i = 1; i <= 5; i++)
+			line(&p, true);
+		hello_version = 1;
+		raw_hello(fd, 1);
+	} else if (!strcmp(mode, "badclock")) {
+		fd = make_ring(&p);
+		p.hdr->clock = 7;
+		offer(fd, shmring_total_len(DATA));
 	} else {
 		errx(2, "unknown mode %s", mode);
 	}

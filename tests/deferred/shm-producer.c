@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Usage: shm-producer -d SOCKET [-n LINES] [-r RATE] [-t THREADS] [-s RING] [-w FILE]
- *                     [-i IDENT] [-f HOST:PORT] [-L LEN] [-k] [-p] [-m]
+ *                     [-i IDENT] [-f HOST:PORT] [-L LEN] [-a USEC] [-k] [-p] [-m] [-S] [-F]
  *   -n LINES   lines per thread (default 1000; 0: until killed)
  *   -r RATE    lines per second per thread, paced by the clock (0: as fast as possible)
  *   -w FILE    the side channel: a file of one byte per line (thread 0 only), set to 1
@@ -14,9 +14,17 @@
  *   -p         wait until a drainer holds the ring before the first line (up to 10 s)
  *   -m         thread 0 brackets its lines with a getppid() call on each side (markers
  *              in an strace log) and counts heap allocations in between ("mallocs M")
+ *   -S         the threads one after another, each started once the last has ended
+ *   -F         fork before the threads start: the child (sharing the sender) logs
+ *              the same lines from its own threads, "ct=T" for "t=T", then exits;
+ *              the parent waits for it before its last lines
+ *   -a USEC    while the threads log, a SIGALRM every USEC µs whose handler logs
+ *              "sig n=K" (K from 0), often in the middle of a thread's own call;
+ *              "signal_lines K" at the end
  * Line i of thread t reads "t=T n=I " padded with 'x' to a length of 1..LEN bytes
  * taken from a fixed xorshift sequence (-L LEN, default 64).  Prints "ready" on
- * standard error before the first line, and at the end "tid T" (thread 0's id)
+ * standard error before the first line, and at the end "window S E" (CLOCK_REALTIME
+ * before the first line and after the last, in seconds to the µs), "tid T" (thread 0's id)
  * and "sent S dropped D truncated T mode M drainer R attaches A last_error E".
  */
 #include <err.h>
@@ -29,7 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,13 +50,14 @@
 
 static struct {
 	bool markers;
+	const char *thread_tag;	/*!< "t", or "ct" in a forked child */
 	pid_t tid0;		/*!< thread 0's id, which its lines carry */
 	struct gsmtaplog *log;
 	long lines;
 	long rate;
 	int max_len;
 	uint8_t *side;		/*!< one byte per line of thread 0 */
-} cfg = { .lines = 1000, .max_len = 64 };
+} cfg = { .lines = 1000, .max_len = 64, .thread_tag = "t" };
 
 static uint64_t now_ns(void)
 {
@@ -69,6 +81,21 @@ static void pace(uint64_t when)
 	}
 }
 
+static atomic_long signal_lines;
+
+/* A line from a signal handler: deferred mode is async-signal-safe. */
+static void alarm_cb(int sig)
+{
+	int saved = errno;
+	char text[32];
+	long k = atomic_fetch_add(&signal_lines, 1);
+	int n = snprintf(text, sizeof(text), "sig n=%ld", k);	/* glibc's is safe for %ld */
+
+	(void)sig;
+	gsmtaplog_send(cfg.log, GSMTAPLOG_NOTICE, "SIG", "shm-producer.c", 1, text, (size_t)n);
+	errno = saved;
+}
+
 static void *producer_cb(void *arg)
 {
 	long t = (long)(intptr_t)arg;
@@ -76,6 +103,12 @@ static void *producer_cb(void *arg)
 	uint64_t start = now_ns();
 	char text[4200];
 
+	sigset_t alarm;
+
+	/* The alarm is for the logging threads, to land in their calls. */
+	sigemptyset(&alarm);
+	sigaddset(&alarm, SIGALRM);
+	pthread_sigmask(SIG_UNBLOCK, &alarm, NULL);
 	if (t == 0)
 		cfg.tid0 = gettid();
 	if (t == 0 && cfg.markers) {
@@ -83,7 +116,7 @@ static void *producer_cb(void *arg)
 		getppid();
 	}
 	for (long i = 0; !cfg.lines || i < cfg.lines; i++) {
-		int n = snprintf(text, sizeof(text), "t=%ld n=%ld ", t, i);
+		int n = snprintf(text, sizeof(text), "%s=%ld n=%ld ", cfg.thread_tag, t, i);
 		int len;
 
 		x ^= x << 13;
@@ -123,13 +156,16 @@ int main(int argc, char **argv)
 {
 	struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DEFERRED, .ident = "shm-producer" };
 	int threads = 1, opt;
-	bool keep = false, pre = false;
+	bool keep = false, pre = false, serial = false, fork_first = false;
+	pid_t child = -1;
+	long alarm_us = 0;
 	const char *side = NULL;
 	char host[256];
 	struct gsmtaplog_stats st;
 	pthread_t tids[64];
+	struct timespec window[2];	/* CLOCK_REALTIME before the first line and after the last */
 
-	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:L:kpm")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:L:a:kpmSF")) != -1) {
 		switch (opt) {
 		case 'd': o.drainer = optarg; break;
 		case 'n': cfg.lines = atol(optarg); break;
@@ -159,6 +195,9 @@ int main(int argc, char **argv)
 		case 'k': keep = true; break;
 		case 'p': pre = true; break;
 		case 'm': cfg.markers = true; break;
+		case 'S': serial = true; break;
+		case 'F': fork_first = true; break;
+		case 'a': alarm_us = atol(optarg); break;
 		default: errx(2, "usage: see the comment at the top of shm-producer.c");
 		}
 	}
@@ -181,12 +220,50 @@ int main(int argc, char **argv)
 		err(1, "gsmtaplog_open_opts");
 	if (pre && !wait_drainer(10))
 		errx(1, "no drainer took the ring");
+	if (alarm_us) {
+		struct itimerval every = { { 0, alarm_us }, { 0, alarm_us } };
+		struct sigaction sa = { .sa_handler = alarm_cb, .sa_flags = SA_RESTART };
+
+		sigset_t alarm;
+
+		sigemptyset(&alarm);
+		sigaddset(&alarm, SIGALRM);
+		pthread_sigmask(SIG_BLOCK, &alarm, NULL);
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &every, NULL);
+	}
+	clock_gettime(CLOCK_REALTIME, &window[0]);
 	fprintf(stderr, "ready\n");
-	for (long t = 0; t < threads; t++)
+	if (fork_first) {
+		child = fork();
+		if (child < 0)
+			err(1, "fork");
+		if (child == 0) {
+			cfg.thread_tag = "ct";
+			cfg.side = NULL;
+		}
+	}
+	for (long t = 0; t < threads; t++) {
 		if (pthread_create(&tids[t], NULL, producer_cb, (void *)(intptr_t)t))
 			errx(1, "pthread_create");
-	for (int t = 0; t < threads; t++)
+		if (serial)
+			pthread_join(tids[t], NULL);
+	}
+	for (int t = 0; t < threads && !serial; t++)
 		pthread_join(tids[t], NULL);
+	if (child == 0)
+		_exit(0);	/* its copy of the sender is the parent's ring: nothing to close */
+	if (child > 0 && waitpid(child, NULL, 0) != child)
+		err(1, "waitpid");
+	if (alarm_us) {
+		struct itimerval never = { 0 };
+
+		setitimer(ITIMER_REAL, &never, NULL);
+		printf("signal_lines %ld\n", atomic_load(&signal_lines));
+	}
+	clock_gettime(CLOCK_REALTIME, &window[1]);
+	printf("window %lld.%06ld %lld.%06ld\n", (long long)window[0].tv_sec, window[0].tv_nsec / 1000,
+	       (long long)window[1].tv_sec, (window[1].tv_nsec + 999) / 1000);
 	if (keep && !wait_drainer(10))
 		warnx("no drainer holds the ring");
 	gsmtaplog_stats(cfg.log, &st);

@@ -19,12 +19,16 @@ for offer in "unsealed 1 a memfd not sealed against shrinking (EPERM)" \
 	     "badsize 22 a hello whose size is not the memfd's (EINVAL)" \
 	     "bigring 22 a ring over the largest size (EINVAL)" \
 	     "nofd 71 a hello without a descriptor (EPROTO)" \
-	     "twofds 71 a hello with two descriptors (EPROTO)"; do
+	     "twofds 71 a hello with two descriptors (EPROTO)" \
+	     "manylanes 22 a memfd of more lanes than any producer makes (EINVAL)" \
+	     "oddlanes 22 a memfd that cannot hold the lanes the hello says (EINVAL)" \
+	     "badlane 22 a memfd whose second lane is not a ring (EINVAL)" \
+	     "badclock 22 a ring of an unknown clock (EINVAL)"; do
 	read -r mode want what <<<"$offer"
 	is "$("$RING_TOOL" "$mode" "$SOCK" | head -n 1)" "answer $want" "refused: $what"
 done
 summary_after_usr1
-is "$(input_summary "$SOCK" refused)" 5 "the five refusals are counted"
+is "$(input_summary "$SOCK" refused)" 9 "the nine refusals are counted"
 
 # --- a ring of garbage ---
 "$RING_TOOL" garbage "$SOCK" >"$T/garbage.out" &
@@ -63,6 +67,12 @@ wait_lines "$T/h.txt" $((before + 9))
 summary_after_usr1
 is "$(input_summary "$SOCK" abandoned)" 2 \
 	"a producer that exits with a slot unpublished: the slot is skipped at once, not after the bound"
+
+# --- a ring of the first version (libgsmtaplog 0.2.0: one lane, CLOCK_REALTIME) ---
+before=$(grep -c 'ring-tool line' "$T/h.txt")
+is "$("$RING_TOOL" v1 "$SOCK")" "answer 0" "a version 1 ring is taken"
+wait_lines "$T/h.txt" $((before + 5))
+is "$(grep -c 'ring-tool line' "$T/h.txt")" $((before + 5)) "and its five lines are written"
 
 # --- another user ---
 "$PRODUCER" -d "$SOCK" -n 100000000 -r 1000 -p -i private >"$T/private.out" 2>"$T/private.err" &

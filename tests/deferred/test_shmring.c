@@ -9,6 +9,7 @@
 
 #include "seq.h"
 #include "shmring.h"
+#include "tscclock.h"
 #include "tap.h"
 
 #define DATA	SHMRING_DATA_MIN	/* 64 KiB: 8192 units, 512 slots */
@@ -21,11 +22,14 @@ static void fresh(struct shmring_producer *p, struct shmring_reader *r)
 	free(mem);
 	mem_len = shmring_total_len(DATA);
 	mem = calloc(1, mem_len);
-	if (!mem || shmring_init(p, mem, DATA, "tester", 6, 42))
+	if (!mem || shmring_init(p, mem, DATA, "tester", 6, 42, SHMRING_CLOCK_REALTIME))
 		BAIL_OUT("cannot make a ring");
 	if (r && shmring_attach(r, mem, mem_len) != SHMRING_OK)
 		BAIL_OUT("cannot attach the ring");
 }
+
+/* Which reservation put() uses: the shared lane's compare-and-swap, or a thread's own lane's plain stores. */
+static bool own_lane;
 
 /* Put one line of \a text_len bytes the way the library does.  \returns its seq, or 0 if dropped */
 static uint32_t put(struct shmring_producer *p, const char *subsys, const char *file, size_t text_len,
@@ -35,7 +39,10 @@ static uint32_t put(struct shmring_producer *p, const char *subsys, const char *
 	size_t sl = strlen(subsys), fl = strlen(file);
 	struct shmring_rec rec;
 
-	shmring_reserve(p, SHMRING_REC_LEN + sl + fl + text_len, &c);
+	if (own_lane)
+		shmring_reserve_own(p, SHMRING_REC_LEN + sl + fl + text_len, &c);
+	else
+		shmring_reserve(p, SHMRING_REC_LEN + sl + fl + text_len, &c);
 	if (!c.rec)
 		return 0;
 	rec = (struct shmring_rec){ .seq = seq_number(c.line), .pid = 7, .sec = 1000, .usec = 999999,
@@ -69,8 +76,8 @@ static void test_layout(void)
 	is_int(shmring_units(1), 8, "a record takes whole cache lines: 1 byte, 8 units");
 	is_int(shmring_units(65), 16, "65 bytes, 16 units");
 	ok(!strcmp(GSMTAPLOG_DRAINER_SOCKET, SHMRING_SOCKET), "the library's default drainer socket is the drainers' default");
-	is_int(shmring_init(&p, mem, DATA + 1, "x", 1, 1), -EINVAL, "a size that is not a power of two is refused");
-	is_int(shmring_init(&p, mem, SHMRING_DATA_MAX * 2u, "x", 1, 1), -EINVAL, "a size over the maximum is refused");
+	is_int(shmring_init(&p, mem, DATA + 1, "x", 1, 1, SHMRING_CLOCK_REALTIME), -EINVAL, "a size that is not a power of two is refused");
+	is_int(shmring_init(&p, mem, SHMRING_DATA_MAX * 2u, "x", 1, 1, SHMRING_CLOCK_REALTIME), -EINVAL, "a size over the maximum is refused");
 }
 
 static void test_round_trip(void)
@@ -98,8 +105,9 @@ static void test_round_trip(void)
 	is_int(r.cur.pos, 8 + 8, "records of 49 and 28 bytes took a cache line (8 units) each");
 }
 
-/* Fill, drop, release, wrap. */
-static void test_room(void)
+/* Fill, drop, release, wrap: with the shared lane's reservation, then with
+ * a thread's own (whose view of the consumer is refreshed only when full). */
+static void test_room(bool own)
 {
 	struct shmring_producer p;
 	struct shmring_reader r;
@@ -108,6 +116,8 @@ static void test_room(void)
 	uint32_t seq = 0, got = 0, last = 0;
 	int n = 0;
 
+	own_lane = own;
+	printf("# %s\n", own ? "a thread's own lane: plain stores" : "the shared lane: compare-and-swap");
 	fresh(&p, &r);
 	h = mem;
 	/* 4096-byte texts: 4130-byte records in 65 cache lines (520 units), 15 fit in 8192 units. */
@@ -131,6 +141,7 @@ static void test_room(void)
 	is_int(last, 19, "the reader follows it there: the last line read is seq 19");
 	is_int(line.text[0], 'y', "with its own text");
 	is_int(r.cur.corrupt, 0, "nothing was taken for corrupt on the way");
+	own_lane = false;
 }
 
 static void test_slots_full(void)
@@ -238,9 +249,19 @@ static void test_refusals(void)
 	h->magic ^= 1;
 	is_int(shmring_attach(&r, mem, mem_len), SHMRING_BAD_MAGIC, "a wrong magic");
 	h->magic ^= 1;
-	h->version = 2;
-	is_int(shmring_attach(&r, mem, mem_len), SHMRING_BAD_VERSION, "another version");
+	h->version = SHMRING_VERSION + 1;
+	is_int(shmring_attach(&r, mem, mem_len), SHMRING_BAD_VERSION, "a later version");
+	h->version = SHMRING_VERSION_MIN - 1;
+	is_int(shmring_attach(&r, mem, mem_len), SHMRING_BAD_VERSION, "a version before the first");
+	h->version = SHMRING_VERSION;
+	h->clock = 2;
+	is_int(shmring_attach(&r, mem, mem_len), SHMRING_BAD_CLOCK, "an unknown clock");
+	h->clock = SHMRING_CLOCK_TSC;
+	is_int(shmring_attach(&r, mem, mem_len), TSCCLOCK_READABLE ? SHMRING_OK : SHMRING_BAD_CLOCK,
+	       "the TSC clock, where this machine has one");
+	h->clock = SHMRING_CLOCK_REALTIME;
 	h->version = 1;
+	is_int(shmring_attach(&r, mem, mem_len), SHMRING_OK, "version 1 (libgsmtaplog 0.2.0's rings) is still taken");
 	h->slots = 1000;
 	is_int(shmring_attach(&r, mem, mem_len), SHMRING_BAD_GEOMETRY, "slots that are not the data's");
 	h->slots = 512;
@@ -320,7 +341,8 @@ int main(void)
 {
 	test_layout();
 	test_round_trip();
-	test_room();
+	test_room(false);
+	test_room(true);
 	test_slots_full();
 	test_pending();
 	test_corrupt();

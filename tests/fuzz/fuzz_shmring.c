@@ -7,7 +7,8 @@
  * returns must lie inside the ring's data and agree with the layout, what the
  * collector builds from it must decode to the same fields, and the reader
  * must never loop without bound.  AddressSanitizer sees any access outside
- * the ring, which is allocated to its exact size.
+ * the ring, which is allocated to its exact size.  Half the rings say their
+ * times are TSC counts, which the drainer's clock converts whatever they are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "fuzz.h"
 #include "seq.h"
 #include "shmring.h"
+#include "tscclock.h"
 
 #define DATA		SHMRING_DATA_MIN
 #define OPS_MAX		2048
@@ -51,8 +53,12 @@ static void poke(uint8_t *mem, size_t len, struct fuzz_in *in)
 
 /* What the reader handed out: inside the data, whole, and decodable as the
  * collector's input decodes it. */
+static struct tscclock drainer_clock;
+
 static void check_line(const struct shmring_reader *r, const struct shmring_line *line)
 {
+	uint32_t sec, usec;
+
 	const uint8_t *end = r->data + (size_t)r->data_units * SHMRING_UNIT;
 	uint8_t datagram[WIRE_DATAGRAM_MAX];
 	struct wire_log log, back;
@@ -67,6 +73,8 @@ static void check_line(const struct shmring_reader *r, const struct shmring_line
 	FUZZ_CHECK(wire_decode(datagram, WIRE_PREFIX_LEN + line->rec.text_len, &back) == WIRE_OK);
 	FUZZ_CHECK(back.seq == log.seq && back.pid == log.pid && back.line == log.line);
 	FUZZ_CHECK(back.text.len == line->rec.text_len);
+	tscclock_to_wire(&drainer_clock, (uint64_t)line->rec.sec << 32 | line->rec.usec, &sec, &usec);
+	FUZZ_CHECK(usec < 1000000);
 }
 
 /* Read until the reader stops: it must stop within the ring's slots. */
@@ -91,8 +99,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct shmring_producer p;
 	struct shmring_reader r;
 	bool attached;
+	uint32_t kind = size && data[0] & 1 ? SHMRING_CLOCK_TSC : SHMRING_CLOCK_REALTIME;
 
-	FUZZ_CHECK(mem && shmring_init(&p, mem, DATA, "fuzz", 4, 1) == 0);
+	/* A clock as a drainer starts it: 1 ns per tick from a fixed point. */
+	tscclock_start(&drainer_clock, (struct tscclock_point){ 1000, 1796000000000000000ll },
+		       (struct tscclock_point){ 2000, 1796000000000001000ll });
+	FUZZ_CHECK(mem && shmring_init(&p, mem, DATA, "fuzz", 4, 1, kind) == 0);
 	attached = shmring_attach(&r, mem, len) == SHMRING_OK;
 	FUZZ_CHECK(attached);
 	for (int i = 0; i < OPS_MAX && in.len; i++) {

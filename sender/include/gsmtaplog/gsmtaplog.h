@@ -96,8 +96,9 @@ struct gsmtaplog_opts {
 	const char *ident;	/*!< NULL: program_invocation_short_name */
 	const char *drainer;	/*!< deferred: the drainer's socket; NULL: $GSMTAPLOG_DRAINER,
 				     else GSMTAPLOG_DRAINER_SOCKET */
-	size_t ring_size;	/*!< deferred: bytes of text the ring holds, a power of two from
-				     64 KiB to 256 MiB; 0: 16 MiB */
+	size_t ring_size;	/*!< deferred: bytes of text each of the ring's five lanes holds
+				     (one per logging thread, up to four, and one shared), a power
+				     of two from 64 KiB to 256 MiB; 0: 4 MiB */
 };
 
 /*! Open a sender.

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# test_deferred_lanes.sh: a ring lane per logging thread (each a stream numbered 1..N), lanes given back when a thread ends,
+# more threads than lanes sharing the first, signal handlers' lines, and line times the drainer converts from the TSC.
+. "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/receiver/logd.sh"
+. "$SRCDIR/tests/deferred/deferred.sh"
+
+SOCK=$T/drainer.sock
+LANES=$(sed -n 's/^#define SHMRING_LANES\t*\([0-9]*\)u.*/\1/p' "$SRCDIR/wire/shmring.h")
+PRIVATE=$((LANES - 1))
+
+# lines IDENT: the text lines of one producer as "source thread n time" (thread t=T, ct=T in a
+# forked child, or sig for a handler's).
+lines() {
+	awk -v id="$1" '$3 ~ ("^" id "\\[") { split($9, num, "="); print $2, $8, num[2], $7 }' "$T/o/log.txt"
+}
+
+# seqs_contiguous: per source port in the pcapng, are the frame numbers 1..count in order? ("True" per port)
+seqs_contiguous() {
+	python3 - "$T/o/cap.pcapng" <<'PY'
+import struct, sys, collections
+d = open(sys.argv[1], 'rb').read()
+off, per = 0, collections.defaultdict(list)
+while off + 12 <= len(d):
+	t, n = struct.unpack_from('<II', d, off)
+	if t == 6:	# EPB (28) + IPv4 (20): UDP source port, then GSMTAP frame_number at 8 after UDP's 8
+		ip = off + 28
+		per[struct.unpack_from('>H', d, ip + 20)[0]].append(struct.unpack_from('>I', d, ip + 28 + 8)[0])
+	off += n
+print(all(s == list(range(1, len(s) + 1)) for s in per.values()), len(per))
+PY
+}
+
+start_logd --shm="$SOCK" -w "$T/o/cap.pcapng" --text "$T/o/log.txt"
+
+# --- threads at once: a lane each ---
+"$PRODUCER" -d "$SOCK" -n 20000 -t $PRIVATE -r 100000 -p -i four >"$T/p1.out" 2>/dev/null
+published "$T/p1.out" $((PRIVATE * 20000))
+wait_lines "$T/o/log.txt" $((PRIVATE * 20000))
+lines four >"$T/four"
+awk '{ src[$2] = src[$2] == "" || src[$2] == $1 ? $1 : "two"; if ($3 != next_n[$2]++) bad++ }
+     END { for (t in src) { if (src[t] == "two") bad++; seen[src[t]]++ } print length(src), length(seen), bad + 0 }' \
+	"$T/four" >"$T/check"
+is "$(cat "$T/check")" "$PRIVATE $PRIVATE 0" \
+	"$PRIVATE threads logging at once: $PRIVATE streams, one per thread, each thread's lines in order in one"
+summary_after_usr1
+for src in $(awk '{ print $1 }' "$T/four" | sort -u); do
+	is "$(stream_summary "$src" received) $(stream_summary "$src" lost)" "20000 0" "stream $src: 20000 lines, none lost"
+done
+is "$(input_summary "$SOCK" lanes)" $PRIVATE "the drainer counts $PRIVATE lanes in use"
+# The lines' times: the TSC each call read, turned into CLOCK_REALTIME by the drainer,
+# within the producer's own clock readings before the first line and after the last.
+read -r _ start end < <(grep '^window ' "$T/p1.out")
+python3 - "$T/four" "$start" "$end" >"$T/check" 2>"$T/check.why" <<'PY'
+import sys, datetime
+lo, hi = float(sys.argv[2]) - 1e-6, float(sys.argv[3]) + 1e-6
+outside = back = 0
+last, worst = {}, 0
+for l in open(sys.argv[1]):
+	src, thread, n, sent = l.split()
+	t = datetime.datetime.strptime(sent, '%Y-%m-%dT%H:%M:%S.%fZ').replace(tzinfo=datetime.timezone.utc).timestamp()
+	outside += not lo <= t <= hi
+	worst = max(worst, lo - t, t - hi)
+	back += t < last.get(thread, t)
+	last[thread] = t
+print(outside, back)
+if outside:
+	sys.stderr.write('# outside by up to %.1f us\n' % (worst * 1e6))
+PY
+cat "$T/check.why"
+is "$(cat "$T/check")" "0 0" \
+	"every line's time is within the producer's clock window ($start .. $end) and no thread's time runs backwards"
+
+# --- one thread after another: the lane given back and taken again ---
+"$PRODUCER" -d "$SOCK" -n 1000 -t 3 -S -p -i serial >"$T/p2.out" 2>/dev/null
+published "$T/p2.out" 3000
+wait_lines "$T/o/log.txt" $((PRIVATE * 20000 + 3000))
+lines serial | awk '{ src[$1]++; th[$2]++ } END { print length(src), length(th), NR }' >"$T/check"
+is "$(cat "$T/check")" "1 3 3000" "three threads one after another: one stream (each ended thread gave its lane back)"
+
+# --- more threads than lanes, and a signal handler logging ---
+MANY=$((PRIVATE + 2))
+"$PRODUCER" -d "$SOCK" -n 4000 -t $MANY -r 20000 -a 100 -p -i many >"$T/p3.out" 2>/dev/null
+sig=$(sed -n 's/^signal_lines //p' "$T/p3.out")
+published "$T/p3.out" $((MANY * 4000 + sig))
+wait_lines "$T/o/log.txt" $((PRIVATE * 20000 + 3000 + MANY * 4000 + sig))
+lines many >"$T/many"
+awk '$2 != "sig" { k = $2 " " $3; n[k]++; if (n[k] == 2) dup++; if (!($2 in src)) src[$2] = $1; else if (src[$2] != $1) split_++ ;
+                   if (!(($1, $2) in pair)) { pair[$1, $2] = 1; threads[$1]++ } }
+     $2 == "sig" { s[$3]++; if (s[$3] == 2) dup++ }
+     END { shared = 0; for (x in threads) if (threads[x] == 2) shared++;
+           print length(n), length(s), dup + 0, split_ + 0, length(threads), shared }' "$T/many" >"$T/check"
+is "$(cat "$T/check")" "$((MANY * 4000)) $sig 0 0 $((PRIVATE + 1)) 1" \
+	"$MANY threads at once: each line once, $sig handler lines once, $PRIVATE lanes of their own and the last two threads sharing the first"
+is "$(seqs_contiguous)" "True $((PRIVATE + 1 + PRIVATE + 1))" \
+	"every stream in the capture is numbered 1..N without a gap, the shared lane's and those the handler wrote into too"
+ok "$([ "$sig" -gt 100 ]; echo $?)" "the handler logged $sig lines while the threads were logging"
+
+# --- a forked child shares the ring, not the parent's lanes ---
+"$PRODUCER" -d "$SOCK" -n 5000 -t 2 -r 50000 -F -p -i forked >"$T/p4.out" 2>/dev/null
+published "$T/p4.out" 20000
+TOTAL=$((PRIVATE * 20000 + 3000 + MANY * 4000 + sig + 20000))
+wait_lines "$T/o/log.txt" $TOTAL
+lines forked | awk '{ k = $2 " " $3; if (++n[k] == 2) dup++; src[$2] = $1; if ($2 ~ /^ct/) child[$1]++; else parent[$1]++ }
+	END { for (x in child) if (x in parent) mixed++; print length(n), dup + 0, length(parent), length(child), mixed + 0,
+	      src["t=0"] != src["t=1"], src["ct=0"] == src["ct=1"] }' >"$T/check"
+is "$(cat "$T/check")" "20000 0 2 1 0 1 1" \
+	"parent and forked child, two threads each: every line once, the parent's threads in lanes of their own, the child's both in the shared one"
+is "$(seqs_contiguous)" "True $((PRIVATE + 1 + PRIVATE + 1 + 3))" "and every stream numbered 1..N without a gap"
+
+stop_logd
+is "$LOGD_STATUS" 0 "gsmtap-logd exits 0"
+is "$(summary lost) $(summary received)" "0 $TOTAL" "gsmtap-logd: nothing lost"
+done_testing

@@ -438,6 +438,19 @@ static const struct transport_ops shm_ops = {
 	.close = shm_close,
 };
 
+/* Every page present before the first line, in huge pages where the system
+ * allows them for shared memory (shmem_enabled "advise"; Debian's default is
+ * "never"): the lanes are more 4 KiB pages than the TLB holds, and a page walk
+ * is a call's p99 (doc/performance.md).  The advice comes before the pages. */
+static void populate(uint8_t *map, size_t len)
+{
+	madvise(map, len, MADV_HUGEPAGE);
+	if (madvise(map, len, MADV_POPULATE_WRITE) == 0)
+		return;
+	for (size_t off = 0; off < len; off += SHMRING_PAGE)	/* before Linux 5.14 */
+		((volatile uint8_t *)map)[off] = 0;
+}
+
 /* The lanes: a memfd sealed against shrinking (a drainer that maps it must
  * never find its pages gone), mapped with every page present, so that no
  * line ever waits for a page fault.  Their times are the TSC where the
@@ -455,11 +468,12 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 	if (m->memfd < 0 || ftruncate(m->memfd, m->map_len) ||
 	    fcntl(m->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		return -errno;
-	m->map = mmap(NULL, m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, m->memfd, 0);
+	m->map = mmap(NULL, m->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, m->memfd, 0);
 	if (m->map == MAP_FAILED) {
 		m->map = NULL;
 		return -errno;
 	}
+	populate(m->map, m->map_len);
 	for (unsigned int k = 0; k < SHMRING_LANES && !rc; k++)
 		rc = shmring_init(&m->lane[k], (uint8_t *)m->map + k * lane_len, (uint32_t)ring_size, ident, ident_len,
 				  (uint32_t)getpid(), clock);

@@ -79,7 +79,9 @@ static _Atomic uint64_t next_gen;
 static _Atomic uint64_t forks;			/*!< forks of this process's ancestors and itself */
 static pthread_key_t end_key;			/*!< its destructor gives a thread's lanes back */
 static bool end_key_made;
-static pthread_once_t end_key_once = PTHREAD_ONCE_INIT;
+/* glibc keeps the values of the first 32 keys in the thread's descriptor;
+ * a later key's first value in a thread allocates a block for it. */
+#define KEYS_IN_PLACE	32
 
 /* A thread's lanes, newest first.  Initial-exec TLS: no allocation, usable in a signal handler. */
 struct lease {
@@ -116,9 +118,11 @@ static void forked_cb(void)
 	atomic_fetch_add_explicit(&forks, 1, memory_order_relaxed);
 }
 
-static void make_key_cb(void)
+/* At load, while few keys are taken: a key whose value a thread's first line
+ * may set without allocating, or no lanes at all. */
+__attribute__((constructor)) static void make_key(void)
 {
-	end_key_made = pthread_key_create(&end_key, thread_end_cb) == 0;
+	end_key_made = pthread_key_create(&end_key, thread_end_cb) == 0 && end_key < KEYS_IN_PLACE;
 	pthread_atfork(NULL, NULL, forked_cb);
 }
 
@@ -156,7 +160,6 @@ static unsigned int claim(struct shm *m)
  * words; without a free slot it has only its shared lane. */
 static void take_slot(struct shm *m)
 {
-	pthread_once(&end_key_once, make_key_cb);
 	m->gen = atomic_fetch_add_explicit(&next_gen, 1, memory_order_relaxed) + 1;
 	m->forks = atomic_load_explicit(&forks, memory_order_relaxed);
 	m->lanes = 1;

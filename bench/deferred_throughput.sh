@@ -14,7 +14,8 @@
 #                    (AGENT_RATES)
 #   direct           the same producer in direct mode -> gsmtap-logd --count-only, at
 #                    DIRECT_RATE (one sendmsg per line cannot reach 1M lines/s on one core)
-# Lines are 1..512 bytes (shm-producer -L 512), the ring 64 MiB.  CPU is what
+# Lines are 1..512 bytes (shm-producer -L 512), each lane of the ring LANE bytes
+# (64 MiB; the library's default is 4 MiB).  CPU is what
 # each process spent on a CPU (/proc/PID/task/*/schedstat, all its threads),
 # from before the producer starts to when its last line is taken.  Zero loss
 # means: the producer dropped nothing, and the collector received every line.
@@ -23,6 +24,7 @@ BUILDDIR=${BUILDDIR:-build}
 RATE=${RATE:-1000000}
 SECONDS_=${SECONDS_:-10}
 DIRECT_RATE=${DIRECT_RATE:-200000}
+LANE=${LANE:-67108864}
 LOGD=$BUILDDIR/receiver/gsmtap-logd
 AGENT=$BUILDDIR/agent/gsmtap-log-agent
 PRODUCER=$BUILDDIR/tests/deferred/shm-producer
@@ -88,7 +90,7 @@ report() {
 			d == "-" ? "-" : sprintf("%.0f", d / took), c == "-" ? "-" : sprintf("%.0f", c / took) }'
 }
 
-echo "deferred_throughput: ${SECONDS_} s at $RATE lines/s (direct: $DIRECT_RATE), lines of 1..512 bytes, ring 64 MiB, files on $FILES_ON"
+echo "deferred_throughput: ${SECONDS_} s at $RATE lines/s (direct: $DIRECT_RATE), lines of 1..512 bytes, lanes of $LANE bytes, files on $FILES_ON"
 echo "environment: $(nproc) CPUs, $(uname -r), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- gsmtap-logd --shm, counting only, then writing both files ---
@@ -104,7 +106,7 @@ for kind in count files; do
 	wait_line "$T/logd.err" listening || { echo "gsmtap-logd did not start" >&2; exit 1; }
 	before=$(cpu_ns $LOGD_PID)
 	RATE_USED=$RATE
-	produce "$RATE" -d "$SOCK" -s 67108864 -p
+	produce "$RATE" -d "$SOCK" -s "$LANE" -p
 	wait_received $LOGD_PID "$T/logd.err" "$SENT" || echo "# gsmtap-logd did not receive all $SENT" >&2
 	after=$(cpu_ns $LOGD_PID)
 	received=$(summary "$T/logd.err" received)
@@ -127,7 +129,7 @@ for rate in ${AGENT_RATES:-$RATE 500000}; do
 	before_a=$(cpu_ns $AGENT_PID)
 	before_l=$(cpu_ns $LOGD_PID)
 	RATE_USED=$rate
-	produce "$rate" -d "$T/a.sock" -s 67108864 -p
+	produce "$rate" -d "$T/a.sock" -s "$LANE" -p
 	wait_received $LOGD_PID "$T/logd.err" $((base + SENT)) || echo "# the collector did not receive all $SENT" >&2
 	after_a=$(cpu_ns $AGENT_PID)
 	after_l=$(cpu_ns $LOGD_PID)

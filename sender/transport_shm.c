@@ -479,7 +479,7 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 	populate(m->map, m->map_len);
 	for (unsigned int k = 0; k < SHMRING_LANES && !rc; k++)
 		rc = shmring_init(&m->lane[k], (uint8_t *)m->map + k * lane_len, (uint32_t)ring_size, ident, ident_len,
-				  (uint32_t)getpid(), clock);
+				  (uint32_t)getpid(), clock, k ? SHMRING_PACKED : 0);
 	m->t.clock = clock == SHMRING_CLOCK_TSC ? TRANSPORT_CLOCK_TSC : TRANSPORT_CLOCK_REALTIME;
 	return rc;
 }

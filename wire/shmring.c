@@ -44,7 +44,7 @@ static bool data_size_ok(uint64_t data_bytes)
 /* ---- the producer ---- */
 
 int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, const char *ident,
-		 size_t ident_len, uint32_t pid, uint32_t clock)
+		 size_t ident_len, uint32_t pid, uint32_t clock, uint32_t layout)
 {
 	struct shmring_header *h = mem;
 	uint32_t slots = shmring_slots(data_bytes);
@@ -59,13 +59,14 @@ int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, con
 	h->total_len = shmring_total_len(data_bytes);
 	h->pid = pid;
 	h->clock = clock;
+	h->layout = layout;
 	memcpy(h->ident, ident, ident_len < WIRE_IDENT_LEN ? ident_len : WIRE_IDENT_LEN - 1);
 	*p = (struct shmring_producer){
 		.hdr = h,
 		.slots = (struct shmring_slot *)((uint8_t *)mem + SHMRING_PAGE),
 		.data = (uint8_t *)mem + SHMRING_PAGE + slots_len(slots),
 		.slot_mask = slots - 1,
-		.slot_spread = (uint32_t)__builtin_ctz(slots) - 2,
+		.geo = shmring_geometry(layout, slots),
 		.data_units = h->data_units,
 	};
 	return 0;
@@ -136,6 +137,7 @@ const char *shmring_refusal_name(enum shmring_refusal why)
 	case SHMRING_BAD_GEOMETRY:	return "slots or data out of range";
 	case SHMRING_BAD_TAIL:		return "its consumer position is impossible";
 	case SHMRING_BAD_CLOCK:		return "its clock is unknown here";
+	case SHMRING_BAD_LAYOUT:	return "its layout is unknown here";
 	}
 	return "unknown";
 }
@@ -151,7 +153,7 @@ static uint32_t head_idx(const struct shmring_reader *r, uint32_t *pos)
 enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t len)
 {
 	struct shmring_header *h = mem;
-	uint32_t slots, units, hpos, hidx;
+	uint32_t slots, units, layout, hpos, hidx;
 	uint64_t tail;
 
 	memset(r, 0, sizeof(*r));
@@ -175,7 +177,10 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 	r->slots = (const struct shmring_slot *)((const uint8_t *)mem + SHMRING_PAGE);
 	r->data = (const uint8_t *)mem + SHMRING_PAGE + slots_len(slots);
 	r->slots_n = slots;
-	r->slot_spread = (uint32_t)__builtin_ctz(slots) - 2;
+	layout = h->layout;
+	if (layout & ~SHMRING_PACKED)
+		return SHMRING_BAD_LAYOUT;
+	r->geo = shmring_geometry(layout, slots);
 	r->data_units = units;
 	memcpy(r->ident, h->ident, WIRE_IDENT_LEN - 1);
 	r->ident_len = strnlen(r->ident, WIRE_IDENT_LEN - 1);
@@ -238,7 +243,7 @@ enum shmring_status shmring_read(struct shmring_reader *r, struct shmring_line *
 	 * the bound keeps one that writes faster than it is read from keeping a
 	 * drainer here. */
 	for (uint32_t turns = 0; turns <= r->slots_n; turns++) {
-		const struct shmring_slot *s = &r->slots[shmring_slot_at(c->idx, r->slots_n, r->slot_spread)];
+		const struct shmring_slot *s = &r->slots[shmring_slot_at(c->idx, r->slots_n, &r->geo)];
 		uint32_t pos, len, units, hpos;
 
 		if (r->head_seen == c->idx) {
@@ -268,7 +273,7 @@ enum shmring_status shmring_read(struct shmring_reader *r, struct shmring_line *
 		}
 		pos = s->pos;
 		len = s->len;
-		units = shmring_units(len);
+		units = shmring_units(len, &r->geo);
 		c->idx++;
 		if (len < SHMRING_REC_LEN || len > SHMRING_RECORD_MAX || !record_placed(r, pos, units) ||
 		    !record_valid(r, pos, len, line)) {

@@ -48,8 +48,8 @@
 #define SHMRING_VERSION_MIN	1	/* the oldest a drainer still takes */
 #define SHMRING_PAGE		4096u
 #define SHMRING_UNIT		8u		/* data positions count units of 8 bytes */
-#define SHMRING_ALIGN		64u		/* records start on cache lines: threads writing
-						   neighbouring records never share one */
+#define SHMRING_ALIGN		64u		/* in a shared lane records start on cache lines:
+						   threads writing neighbouring records never share one */
 
 /* Sizes a ring may have: powers of two between these (the drainer refuses others). */
 #define SHMRING_DATA_MIN	(64u << 10)
@@ -96,6 +96,13 @@ _Static_assert(sizeof(struct shmring_slot) == 16, "slot layout");
 #define SHMRING_CLOCK_TSC	1u	/*!< the time-stamp counter: sec its high 32 bits, usec its low
 					     32; the drainer converts it (tscclock.h) */
 
+/* How a lane lays out its slots and records (shmring_header.layout).  0: for
+ * several writers, records on cache lines and consecutive slots on different
+ * lines, so that threads never pass a line between them; packed: for one
+ * writer, records on 8-byte units and slots in order, which touches the
+ * fewest lines and pages (doc/performance.md). */
+#define SHMRING_PACKED		1u
+
 /* Lanes of a producer's memfd: one shared, the others one thread's each. */
 #define SHMRING_LANES		5u
 #define SHMRING_LANES_MAX	16u	/*!< what a drainer accepts */
@@ -113,7 +120,8 @@ struct shmring_header {
 	uint32_t pid;			/*!< the creator */
 	uint32_t clock;			/*!< SHMRING_CLOCK_*: what a record's sec and usec hold */
 	char ident[WIRE_IDENT_LEN];	/*!< NUL-padded process name */
-	uint8_t pad1[64 - 48];
+	uint32_t layout;		/*!< SHMRING_PACKED or 0 */
+	uint8_t pad1[64 - 52];
 
 	/* The producers' reservation word, changed by one 16-byte compare-and-swap:
 	 * head[0] counts lines numbered, head[1] holds the slot index (low 32
@@ -170,20 +178,38 @@ uint32_t shmring_slots(uint32_t data_bytes);
 
 /* ---- the producer ---- */
 
-/*! Units of a record of \a len bytes: whole cache lines. */
-static inline uint32_t shmring_units(uint32_t len)
+/*! A lane's layout (shmring_header.layout) in the terms its producer and
+ *  reader compute with. */
+struct shmring_geometry {
+	uint32_t align;		/*!< records start on multiples of this: SHMRING_ALIGN or SHMRING_UNIT */
+	uint32_t ways;		/*!< log2 of the slots sharing a cache line that go to different lines: 2 or 0 */
+	uint32_t spread;	/*!< log2(slots) - ways */
+};
+
+/*! The geometry of a lane of \a slots (a power of two) with \a layout. */
+static inline struct shmring_geometry shmring_geometry(uint32_t layout, uint32_t slots)
 {
-	return ((len + SHMRING_ALIGN - 1) & ~(SHMRING_ALIGN - 1)) / SHMRING_UNIT;
+	uint32_t ways = layout & SHMRING_PACKED ? 0 : 2;
+
+	return (struct shmring_geometry){ layout & SHMRING_PACKED ? SHMRING_UNIT : SHMRING_ALIGN, ways,
+					  (uint32_t)__builtin_ctz(slots) - ways };
 }
 
-/*! Where slot \a idx is, of \a slots (2^(spread + 2)): consecutive indexes
- *  go to different cache lines (four slots share one), so that threads
- *  publishing one after the other do not pass one line between them. */
-static inline uint32_t shmring_slot_at(uint32_t idx, uint32_t slots, uint32_t spread)
+/*! Units of a record of \a len bytes: whole cache lines, or whole units when packed. */
+static inline uint32_t shmring_units(uint32_t len, const struct shmring_geometry *g)
+{
+	return ((len + g->align - 1) & ~(g->align - 1)) / SHMRING_UNIT;
+}
+
+/*! Where slot \a idx is, of \a slots (2^(spread + ways)): unless packed,
+ *  consecutive indexes go to different cache lines (four slots share one),
+ *  so that threads publishing one after the other do not pass one line
+ *  between them. */
+static inline uint32_t shmring_slot_at(uint32_t idx, uint32_t slots, const struct shmring_geometry *g)
 {
 	uint32_t i = idx & (slots - 1);
 
-	return (i >> 2) | (i & 3) << spread;
+	return (i >> g->ways) | (i & ((1u << g->ways) - 1)) << g->spread;
 }
 
 /*! The producer's private view of its ring: nothing here is read back from
@@ -193,7 +219,7 @@ struct shmring_producer {
 	struct shmring_slot *slots;
 	uint8_t *data;
 	uint32_t slot_mask;
-	uint32_t slot_spread;	/*!< log2(slots) - 2 */
+	struct shmring_geometry geo;
 	uint32_t data_units;
 	/*! The consumer's position as last read: reading the drainer's cache
 	 *  line only when this says the ring is full keeps it from moving to the
@@ -203,11 +229,12 @@ struct shmring_producer {
 };
 
 /*! Lay out a new lane in \a mem (shmring_total_len(data_bytes) bytes, zeroed)
- *  and fill \a p; its records' times are \a clock (SHMRING_CLOCK_*).
+ *  and fill \a p; its records' times are \a clock (SHMRING_CLOCK_*), its
+ *  \a layout SHMRING_PACKED (one writer) or 0.
  *  \returns 0, or -EINVAL for a size that is not a power of two between
  *  SHMRING_DATA_MIN and SHMRING_DATA_MAX */
 int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, const char *ident,
-		 size_t ident_len, uint32_t pid, uint32_t clock);
+		 size_t ident_len, uint32_t pid, uint32_t clock, uint32_t layout);
 
 /*! What a reservation got. */
 struct shmring_claim {
@@ -276,9 +303,9 @@ static inline void shmring_claimed(struct shmring_producer *p, uint32_t len, str
 		atomic_fetch_add_explicit(&p->hdr->dropped, 1, memory_order_relaxed);
 }
 
-static inline uint32_t shmring_units_of(uint32_t len)
+static inline uint32_t shmring_units_of(const struct shmring_producer *p, uint32_t len)
 {
-	return len ? shmring_units(len) : 0;
+	return len ? shmring_units(len, &p->geo) : 0;
 }
 
 /*! Number a line and reserve \a len bytes (at most SHMRING_RECORD_MAX) for it
@@ -290,7 +317,7 @@ static inline uint32_t shmring_units_of(uint32_t len)
 static inline void shmring_reserve(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
 {
 	shmring_u128 *head = (shmring_u128 *)p->hdr->head;
-	uint32_t units = shmring_units_of(len);
+	uint32_t units = shmring_units_of(p, len);
 	shmring_u128 old, want, seen;
 
 	/* Ask for the line for writing at once: when another CPU has it, reading
@@ -319,7 +346,7 @@ static inline void shmring_reserve_own(struct shmring_producer *p, uint32_t len,
 	uint64_t *head = p->hdr->head;
 	shmring_u128 old = (shmring_u128)__atomic_load_n(&head[1], __ATOMIC_RELAXED) << 64 |
 			   __atomic_load_n(&head[0], __ATOMIC_RELAXED);
-	shmring_u128 want = shmring_next_fresh(p, old, shmring_units_of(len), c);
+	shmring_u128 want = shmring_next_fresh(p, old, shmring_units_of(p, len), c);
 
 	__atomic_store_n(&head[0], (uint64_t)want, __ATOMIC_RELAXED);
 	__atomic_store_n(&head[1], (uint64_t)(want >> 64), __ATOMIC_RELAXED);
@@ -329,7 +356,7 @@ static inline void shmring_reserve_own(struct shmring_producer *p, uint32_t len,
 /*! Publish a reserved record once claim->rec holds its claim->len bytes. */
 static inline void shmring_publish(struct shmring_producer *p, const struct shmring_claim *claim)
 {
-	struct shmring_slot *s = &p->slots[shmring_slot_at(claim->idx, p->slot_mask + 1, p->slot_spread)];
+	struct shmring_slot *s = &p->slots[shmring_slot_at(claim->idx, p->slot_mask + 1, &p->geo)];
 
 	s->pos = claim->pos;
 	s->len = claim->len;
@@ -355,7 +382,7 @@ struct shmring_reader {
 	const struct shmring_slot *slots;
 	const uint8_t *data;
 	uint32_t slots_n;
-	uint32_t slot_spread;
+	struct shmring_geometry geo;	/*!< from the layout, checked at attach */
 	uint32_t data_units;
 	uint32_t clock;			/*!< SHMRING_CLOCK_*, checked at attach */
 	char ident[WIRE_IDENT_LEN];	/*!< copied and cut at attach */
@@ -374,6 +401,7 @@ enum shmring_refusal {
 	SHMRING_BAD_GEOMETRY,	/*!< slots or data not a power of two in range */
 	SHMRING_BAD_TAIL,	/*!< the consumer position is not one the producer could have */
 	SHMRING_BAD_CLOCK,	/*!< times of a kind this drainer cannot read */
+	SHMRING_BAD_LAYOUT,	/*!< a layout this drainer does not know */
 };
 
 /*! Check the ring mapped at \a mem (\a len bytes, read-write) and start reading

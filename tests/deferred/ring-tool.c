@@ -16,6 +16,7 @@
  *   oddlanes  a memfd of two lanes offered as three
  *   badlane   two lanes, the second with a wrong magic number
  *   badclock  a ring whose times are of an unknown clock
+ *   badlayout a ring of an unknown layout
  *   v1        lines 1..5 in a ring of version 1, as libgsmtaplog 0.2.0 made them
  *             (one lane, CLOCK_REALTIME), offered with a version 1 hello; exits
  * Prints "answer N" (the drainer's errno, 0 if it took the ring), then for
@@ -56,7 +57,7 @@ static int make_ring(struct shmring_producer *p)
 	int fd = make_memfd(len, true);
 	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
-	if (mem == MAP_FAILED || shmring_init(p, mem, DATA, "ring-tool", 9, (uint32_t)getpid(), SHMRING_CLOCK_REALTIME))
+	if (mem == MAP_FAILED || shmring_init(p, mem, DATA, "ring-tool", 9, (uint32_t)getpid(), SHMRING_CLOCK_REALTIME, 0))
 		err(1, "ring");
 	return fd;
 }
@@ -111,7 +112,7 @@ static int make_lanes(struct shmring_producer *p, unsigned int lanes)
 
 	for (unsigned int k = 0; mem != MAP_FAILED && k < lanes; k++)
 		if (shmring_init(k ? &(struct shmring_producer){ 0 } : p, mem + k * each, DATA, "ring-tool", 9,
-				 (uint32_t)getpid(), SHMRING_CLOCK_REALTIME))
+				 (uint32_t)getpid(), SHMRING_CLOCK_REALTIME, 0))
 			errx(1, "lane");
 	if (mem == MAP_FAILED)
 		err(1, "mmap");
@@ -186,7 +187,7 @@ int main(int argc, char **argv)
 		for (int i = 1; i <= 20; i++)
 			line(&p, true);
 		for (uint32_t i = 0; i < 20; i++) {
-			struct shmring_slot *s = &p.slots[shmring_slot_at(i, p.slot_mask + 1, p.slot_spread)];
+			struct shmring_slot *s = &p.slots[shmring_slot_at(i, p.slot_mask + 1, &p.geo)];
 
 			s->pos = xorshift(&x);
 			s->len = xorshift(&x) % (2 * SHMRING_RECORD_MAX);
@@ -229,6 +230,10 @@ int main(int argc, char **argv)
 			line(&p, true);
 		hello_version = 1;
 		raw_hello(fd, 1);
+	} else if (!strcmp(mode, "badlayout")) {
+		fd = make_ring(&p);
+		p.hdr->layout = 6;
+		offer(fd, shmring_total_len(DATA));
 	} else if (!strcmp(mode, "badclock")) {
 		fd = make_ring(&p);
 		p.hdr->clock = 7;

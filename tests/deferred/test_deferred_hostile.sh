@@ -23,12 +23,13 @@ for offer in "unsealed 1 a memfd not sealed against shrinking (EPERM)" \
 	     "manylanes 22 a memfd of more lanes than any producer makes (EINVAL)" \
 	     "oddlanes 22 a memfd that cannot hold the lanes the hello says (EINVAL)" \
 	     "badlane 22 a memfd whose second lane is not a ring (EINVAL)" \
-	     "badclock 22 a ring of an unknown clock (EINVAL)"; do
+	     "badclock 22 a ring of an unknown clock (EINVAL)" \
+	     "badlayout 22 a ring of an unknown layout (EINVAL)"; do
 	read -r mode want what <<<"$offer"
 	is "$("$RING_TOOL" "$mode" "$SOCK" | head -n 1)" "answer $want" "refused: $what"
 done
 summary_after_usr1
-is "$(input_summary "$SOCK" refused)" 9 "the nine refusals are counted"
+is "$(input_summary "$SOCK" refused)" 10 "the ten refusals are counted"
 
 # --- a ring of garbage ---
 "$RING_TOOL" garbage "$SOCK" >"$T/garbage.out" &

@@ -17,12 +17,15 @@
 static void *mem;
 static size_t mem_len;
 
+/* The layout fresh() lays rings out with: 0 (a shared lane's) or SHMRING_PACKED (a thread's own). */
+static uint32_t layout;
+
 static void fresh(struct shmring_producer *p, struct shmring_reader *r)
 {
 	free(mem);
 	mem_len = shmring_total_len(DATA);
 	mem = calloc(1, mem_len);
-	if (!mem || shmring_init(p, mem, DATA, "tester", 6, 42, SHMRING_CLOCK_REALTIME))
+	if (!mem || shmring_init(p, mem, DATA, "tester", 6, 42, SHMRING_CLOCK_REALTIME, layout))
 		BAIL_OUT("cannot make a ring");
 	if (r && shmring_attach(r, mem, mem_len) != SHMRING_OK)
 		BAIL_OUT("cannot attach the ring");
@@ -70,14 +73,21 @@ static void test_layout(void)
 	is_int(((struct shmring_header *)mem)->magic, SHMRING_MAGIC, "magic");
 	is_mem(r.ident, r.ident_len, "tester", "the reader copies the ident");
 	for (uint32_t i = 0; i < 4; i++)
-		lines[i] = shmring_slot_at(1000 + i, 512, p.slot_spread) / 4;
+		lines[i] = shmring_slot_at(1000 + i, 512, &p.geo) / 4;
 	ok(lines[0] != lines[1] && lines[1] != lines[2] && lines[2] != lines[3] && lines[0] != lines[3],
 	   "four consecutive slots are on four different cache lines");
-	is_int(shmring_units(1), 8, "a record takes whole cache lines: 1 byte, 8 units");
-	is_int(shmring_units(65), 16, "65 bytes, 16 units");
+	is_int(shmring_units(1, &p.geo), 8, "a record takes whole cache lines: 1 byte, 8 units");
+	is_int(shmring_units(65, &p.geo), 16, "65 bytes, 16 units");
+	p.geo = shmring_geometry(SHMRING_PACKED, 512);
+	for (uint32_t i = 0; i < 4; i++)
+		lines[i] = shmring_slot_at(1000 + i, 512, &p.geo);
+	ok(lines[0] == (1000 & 511) && lines[1] == lines[0] + 1 && lines[2] == lines[0] + 2 && lines[3] == lines[0] + 3,
+	   "packed (a lane of one writer): slots in order");
+	is_int(shmring_units(1, &p.geo), 1, "packed: 1 byte, 1 unit");
+	is_int(shmring_units(65, &p.geo), 9, "packed: 65 bytes, 9 units");
 	ok(!strcmp(GSMTAPLOG_DRAINER_SOCKET, SHMRING_SOCKET), "the library's default drainer socket is the drainers' default");
-	is_int(shmring_init(&p, mem, DATA + 1, "x", 1, 1, SHMRING_CLOCK_REALTIME), -EINVAL, "a size that is not a power of two is refused");
-	is_int(shmring_init(&p, mem, SHMRING_DATA_MAX * 2u, "x", 1, 1, SHMRING_CLOCK_REALTIME), -EINVAL, "a size over the maximum is refused");
+	is_int(shmring_init(&p, mem, DATA + 1, "x", 1, 1, SHMRING_CLOCK_REALTIME, 0), -EINVAL, "a size that is not a power of two is refused");
+	is_int(shmring_init(&p, mem, SHMRING_DATA_MAX * 2u, "x", 1, 1, SHMRING_CLOCK_REALTIME, 0), -EINVAL, "a size over the maximum is refused");
 }
 
 static void test_round_trip(void)
@@ -105,8 +115,9 @@ static void test_round_trip(void)
 	is_int(r.cur.pos, 8 + 8, "records of 49 and 28 bytes took a cache line (8 units) each");
 }
 
-/* Fill, drop, release, wrap: with the shared lane's reservation, then with
- * a thread's own (whose view of the consumer is refreshed only when full). */
+/* Fill, drop, release, wrap: with the shared lane's reservation and layout,
+ * then with a thread's own (packed, and its view of the consumer refreshed
+ * only when full). */
 static void test_room(bool own)
 {
 	struct shmring_producer p;
@@ -116,14 +127,20 @@ static void test_room(bool own)
 	uint32_t seq = 0, got = 0, last = 0;
 	int n = 0;
 
+	uint32_t units;
+
 	own_lane = own;
-	printf("# %s\n", own ? "a thread's own lane: plain stores" : "the shared lane: compare-and-swap");
+	layout = own ? SHMRING_PACKED : 0;
+	printf("# %s\n", own ? "a thread's own lane: plain stores, packed" : "the shared lane: compare-and-swap");
 	fresh(&p, &r);
 	h = mem;
-	/* 4096-byte texts: 4130-byte records in 65 cache lines (520 units), 15 fit in 8192 units. */
+	/* 4096-byte texts: 4126-byte records, in 65 cache lines (520 units) or
+	 * packed in 516 units; 15 fit in 8192 units either way. */
+	units = shmring_units(SHMRING_REC_LEN + 2 + 4096, &p.geo);
+	is_int(units, own ? 516 : 520, "a record of 4126 bytes takes %u units", own ? 516 : 520);
 	while ((seq = put(&p, "S", "f", 4096, 'x', true)))
 		n++;
-	is_int(n, 15, "15 records of 4128 bytes fit in 64 KiB");
+	is_int(n, 15, "15 records of 4126 bytes fit in 64 KiB");
 	is_int(h->dropped, 1, "the 16th was dropped and counted in the ring");
 	is_int(h->head[0], 16, "and numbered: 16 lines, so a collector sees seq 16 missing");
 	is_int(put(&p, "S", "f", 4096, 'x', true), 0, "the ring stays full until the drainer releases");
@@ -132,16 +149,17 @@ static void test_room(bool own)
 	is_int(got, 3, "three records read");
 	is_int(put(&p, "S", "f", 4096, 'x', true), 0, "read but not released: still full");
 	shmring_release(&r);
-	/* 15 * 520 = 7800 units used, 392 left before the end: the next record
-	 * goes to the start, where the released 1560 units are. */
+	/* 15 records used, fewer units left than a record takes: the next record
+	 * goes to the start, where the three released ones were. */
 	is_int(put(&p, "S", "f", 4096, 'y', true), 19, "after release a line fits again (seq 19: 16..18 were dropped)");
-	is_int(h->head[1] >> 32, 8192 + 520, "it was placed at the start of the data, past the unused end");
+	is_int(h->head[1] >> 32, 8192 + units, "it was placed at the start of the data, past the unused end");
 	while (shmring_read(&r, &line, false) == SHMRING_LINE)
 		last = line.rec.seq;
 	is_int(last, 19, "the reader follows it there: the last line read is seq 19");
 	is_int(line.text[0], 'y', "with its own text");
 	is_int(r.cur.corrupt, 0, "nothing was taken for corrupt on the way");
 	own_lane = false;
+	layout = 0;
 }
 
 static void test_slots_full(void)
@@ -175,7 +193,7 @@ static void test_pending(void)
 	ok(!r.cur.pos_known, "its record's length is unknown: the data position waits for the next record");
 	/* publish line 3 now, as a late producer thread would */
 	{
-		struct shmring_slot *s = &p.slots[shmring_slot_at(2, 512, p.slot_spread)];
+		struct shmring_slot *s = &p.slots[shmring_slot_at(2, 512, &p.geo)];
 
 		s->pos = 8 + 8;	/* after records of 42 and 52 bytes: a cache line each */
 		s->len = SHMRING_REC_LEN + 1 + 3 + 30;
@@ -260,6 +278,11 @@ static void test_refusals(void)
 	is_int(shmring_attach(&r, mem, mem_len), TSCCLOCK_READABLE ? SHMRING_OK : SHMRING_BAD_CLOCK,
 	       "the TSC clock, where this machine has one");
 	h->clock = SHMRING_CLOCK_REALTIME;
+	h->layout = 2;
+	is_int(shmring_attach(&r, mem, mem_len), SHMRING_BAD_LAYOUT, "an unknown layout");
+	h->layout = SHMRING_PACKED;
+	is_int(shmring_attach(&r, mem, mem_len), SHMRING_OK, "the packed layout");
+	h->layout = 0;
 	h->version = 1;
 	is_int(shmring_attach(&r, mem, mem_len), SHMRING_OK, "version 1 (libgsmtaplog 0.2.0's rings) is still taken");
 	h->slots = 1000;

@@ -8,7 +8,8 @@
  * collector builds from it must decode to the same fields, and the reader
  * must never loop without bound.  AddressSanitizer sees any access outside
  * the ring, which is allocated to its exact size.  Half the rings say their
- * times are TSC counts, which the drainer's clock converts whatever they are.
+ * times are TSC counts, which the drainer's clock converts whatever they are,
+ * and half are laid out packed, as a thread's own lane.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,11 +101,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct shmring_reader r;
 	bool attached;
 	uint32_t kind = size && data[0] & 1 ? SHMRING_CLOCK_TSC : SHMRING_CLOCK_REALTIME;
+	uint32_t layout = size && data[0] & 2 ? SHMRING_PACKED : 0;
 
 	/* A clock as a drainer starts it: 1 ns per tick from a fixed point. */
 	tscclock_start(&drainer_clock, (struct tscclock_point){ 1000, 1796000000000000000ll },
 		       (struct tscclock_point){ 2000, 1796000000000001000ll });
-	FUZZ_CHECK(mem && shmring_init(&p, mem, DATA, "fuzz", 4, 1, kind) == 0);
+	FUZZ_CHECK(mem && shmring_init(&p, mem, DATA, "fuzz", 4, 1, kind, layout) == 0);
 	attached = shmring_attach(&r, mem, len) == SHMRING_OK;
 	FUZZ_CHECK(attached);
 	for (int i = 0; i < OPS_MAX && in.len; i++) {

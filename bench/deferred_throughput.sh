@@ -16,7 +16,8 @@
 #                    DIRECT_RATE (one sendmsg per line cannot reach 1M lines/s on one core)
 # Lines are 1..512 bytes (shm-producer -L 512), each lane of the ring LANE bytes
 # (64 MiB; the library's default is 4 MiB).  CPU is what
-# each process spent on a CPU (/proc/PID/task/*/schedstat, all its threads),
+# each process spent on a CPU (/proc/PID/stat: all its threads, ended ones too,
+# to the clock tick),
 # from before the producer starts to when its last line is taken.  Zero loss
 # means: the producer dropped nothing, and the collector received every line.
 set -euo pipefail
@@ -39,7 +40,10 @@ fi
 
 # cpu_ns PID: nanoseconds on a CPU, all threads.
 cpu_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+	# utime + stime (fields 14 and 15, counted after the name): threads that
+	# have exited included, as gsmtap-logd's file deleters
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.0f\n", ($12 + $13) * 1e9 / hz }' \
+		/proc/"$1"/stat 2>/dev/null
 }
 
 # summary FILE KEY: from gsmtap-logd's last overall summary line.

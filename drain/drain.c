@@ -20,9 +20,11 @@
 #include "drain.h"
 #include "tscclock.h"
 
-/* The poll timer: fast while lines come, slower while the rings are idle. */
+/* The poll timer: fast while lines come, slower while the rings are idle,
+ * but not so slow that a burst from idle fills a default lane (4 MiB, some
+ * 13 ms of lines at 1M lines/s) before the first look. */
 #define TICK_MIN_NS	1000000ull
-#define TICK_MAX_NS	16000000ull
+#define TICK_MAX_NS	4000000ull
 /* A connection that has not said hello by then is dropped. */
 #define HELLO_NS	2000000000ull
 #define EVENTS_BATCH	64

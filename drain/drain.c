@@ -585,8 +585,10 @@ static void note_pending(struct lane *l, uint64_t now)
 /* A line's time as the user sees it: CLOCK_REALTIME, whatever the lane holds. */
 static void convert_time(const struct drain *d, const struct lane *l, struct shmring_line *line)
 {
+	const struct tscclock_point anchor = { l->pub.rd.anchor_tsc, l->pub.rd.anchor_ns };
+
 	if (l->pub.rd.clock == SHMRING_CLOCK_TSC)
-		tscclock_to_wire(&d->clock, (uint64_t)line->rec.sec << 32 | line->rec.usec, &line->rec.sec,
+		tscclock_to_wire(&d->clock, (uint64_t)line->rec.sec << 32 | line->rec.usec, &anchor, &line->rec.sec,
 				 &line->rec.usec);
 }
 

@@ -462,6 +462,7 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 {
 	uint32_t clock = tscclock_usable() ? SHMRING_CLOCK_TSC : SHMRING_CLOCK_REALTIME;
 	size_t lane_len = shmring_total_len((uint32_t)ring_size);
+	struct tscclock_point anchor = { 0 };
 	int rc = 0;
 
 	if (ring_size > SHMRING_DATA_MAX)
@@ -477,9 +478,17 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 		return -errno;
 	}
 	populate(m->map, m->map_len);
-	for (unsigned int k = 0; k < SHMRING_LANES && !rc; k++)
+	/* The counter and the clock together, for a drainer that comes late (tscclock.h). */
+	if (clock == SHMRING_CLOCK_TSC)
+		anchor = tscclock_sample();
+	for (unsigned int k = 0; k < SHMRING_LANES && !rc; k++) {
 		rc = shmring_init(&m->lane[k], (uint8_t *)m->map + k * lane_len, (uint32_t)ring_size, ident, ident_len,
 				  (uint32_t)getpid(), clock, k ? SHMRING_PACKED : 0);
+		if (!rc) {
+			m->lane[k].hdr->anchor_tsc = anchor.tsc;
+			m->lane[k].hdr->anchor_ns = anchor.ns;
+		}
+	}
 	m->t.clock = clock == SHMRING_CLOCK_TSC ? TRANSPORT_CLOCK_TSC : TRANSPORT_CLOCK_REALTIME;
 	return rc;
 }

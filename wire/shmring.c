@@ -171,6 +171,8 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 	if (len != shmring_total_len(units * SHMRING_UNIT))
 		return SHMRING_BAD_SIZE;
 	r->clock = h->clock;
+	r->anchor_tsc = h->anchor_tsc;
+	r->anchor_ns = h->anchor_ns;
 	if (r->clock != SHMRING_CLOCK_REALTIME && !(r->clock == SHMRING_CLOCK_TSC && TSCCLOCK_READABLE))
 		return SHMRING_BAD_CLOCK;
 	r->hdr = r->hdr_rw = h;

@@ -139,10 +139,17 @@ struct shmring_header {
 	_Atomic uint64_t drops_seen;		/*!< `dropped` as some drainer last accounted it */
 	_Atomic uint32_t port;			/*!< the ring's number as drainers show it; 0: none yet */
 	uint32_t pad4;
+
+	/* SHMRING_CLOCK_TSC: the counter and CLOCK_REALTIME read together at open,
+	 * so that a drainer started later converts older stamps by interpolating
+	 * from this point, not by extrapolating its young rate (tscclock.h). */
+	_Alignas(64) uint64_t anchor_tsc;
+	int64_t anchor_ns;
 };
 _Static_assert(offsetof(struct shmring_header, head) == 64, "header layout");
 _Static_assert(offsetof(struct shmring_header, dropped) == 128, "header layout");
 _Static_assert(offsetof(struct shmring_header, tail) == 192, "header layout");
+_Static_assert(offsetof(struct shmring_header, anchor_tsc) == 256, "header layout");
 _Static_assert(sizeof(struct shmring_header) <= SHMRING_PAGE, "header fits its page");
 
 /*
@@ -385,6 +392,8 @@ struct shmring_reader {
 	struct shmring_geometry geo;	/*!< from the layout, checked at attach */
 	uint32_t data_units;
 	uint32_t clock;			/*!< SHMRING_CLOCK_*, checked at attach */
+	uint64_t anchor_tsc;		/*!< copied at attach; only ever an estimate's input */
+	int64_t anchor_ns;
 	char ident[WIRE_IDENT_LEN];	/*!< copied and cut at attach */
 	size_t ident_len;
 	uint32_t head_seen;		/*!< slots reserved as last read: the head's cache line

@@ -80,7 +80,7 @@ void tscclock_start(struct tscclock *c, struct tscclock_point a, struct tscclock
 
 	if (!(rate > 0))
 		rate = 1;	/* a counter that did not move: anything positive keeps it monotonic */
-	*c = (struct tscclock){ .now = { b, rate }, .before = { b, rate }, .anchor = a, .rate = rate };
+	*c = (struct tscclock){ .first = b, .now = { b, rate }, .before = { b, rate }, .anchor = a, .rate = rate };
 }
 
 void tscclock_feed(struct tscclock *c, struct tscclock_point s)
@@ -137,9 +137,36 @@ void tscclock_init(struct tscclock *c)
 	tscclock_start(c, a, tscclock_sample());
 }
 
-void tscclock_to_wire(const struct tscclock *c, uint64_t tsc, uint32_t *sec, uint32_t *usec)
+/* The line from a ring's \a anchor to the drainer's first sample, if the
+ * anchor is earlier and the two agree on the rate within what NTP may slew
+ * (the anchor is the producer's word: a wrong one is ignored, not followed).
+ * \returns false when it is not to be used */
+static bool from_anchor(const struct tscclock *c, const struct tscclock_point *anchor, struct tscclock_segment *s)
 {
-	int64_t ns = at(later(tsc, c->now.start.tsc) ? &c->now : &c->before, tsc);
+	int64_t ticks = (int64_t)(c->first.tsc - anchor->tsc);
+	double rate;
+
+	if (ticks <= 0 || anchor->ns >= c->first.ns)
+		return false;
+	rate = (double)(c->first.ns - anchor->ns) / (double)ticks;
+	if (!(rate > c->rate * (1 - SLEW_MAX) && rate < c->rate * (1 + SLEW_MAX)))
+		return false;
+	*s = (struct tscclock_segment){ *anchor, rate };
+	return true;
+}
+
+void tscclock_to_wire(const struct tscclock *c, uint64_t tsc, const struct tscclock_point *anchor,
+		      uint32_t *sec, uint32_t *usec)
+{
+	struct tscclock_segment old;
+	int64_t ns;
+
+	if (later(tsc, c->now.start.tsc))
+		ns = at(&c->now, tsc);
+	else if (!later(tsc, c->first.tsc) && anchor && from_anchor(c, anchor, &old))
+		ns = at(&old, tsc);
+	else
+		ns = at(&c->before, tsc);
 
 	*sec = (uint32_t)(ns / NS_PER_SEC);
 	*usec = (uint32_t)(ns % NS_PER_SEC / NS_PER_USEC);

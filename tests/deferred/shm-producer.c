@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Usage: shm-producer -d SOCKET [-n LINES] [-r RATE] [-t THREADS] [-s RING] [-w FILE]
- *                     [-i IDENT] [-f HOST:PORT] [-L LEN] [-a USEC] [-k] [-p] [-m] [-S] [-F]
+ *                     [-i IDENT] [-f HOST:PORT] [-L LEN] [-a USEC] [-k] [-p] [-m] [-S] [-F] [-c]
  *   -n LINES   lines per thread (default 1000; 0: until killed)
  *   -r RATE    lines per second per thread, paced by the clock (0: as fast as possible)
  *   -w FILE    the side channel: a file of one byte per line (thread 0 only), set to 1
@@ -15,6 +15,8 @@
  *   -m         thread 0 brackets its lines with a getppid() call on each side (markers
  *              in an strace log) and counts heap allocations in between ("mallocs M")
  *   -S         the threads one after another, each started once the last has ended
+ *   -c         each line's text ends in " c=S.U", CLOCK_REALTIME read just before its
+ *              call, to the µs, to check the time the line is given
  *   -F         fork before the threads start: the child (sharing the sender) logs
  *              the same lines from its own threads, "ct=T" for "t=T", then exits;
  *              the parent waits for it before its last lines
@@ -50,6 +52,7 @@
 
 static struct {
 	bool markers;
+	bool clock_text;	/*!< -c */
 	const char *thread_tag;	/*!< "t", or "ct" in a forked child */
 	pid_t tid0;		/*!< thread 0's id, which its lines carry */
 	struct gsmtaplog *log;
@@ -128,6 +131,13 @@ static void *producer_cb(void *arg)
 		memset(text + n, 'x', len - n);
 		if (cfg.rate)
 			pace(start + (uint64_t)i * 1000000000u / (uint64_t)cfg.rate);
+		if (cfg.clock_text) {
+			struct timespec now;
+
+			clock_gettime(CLOCK_REALTIME, &now);
+			len += snprintf(text + len, sizeof(text) - (size_t)len, " c=%lld.%06ld", (long long)now.tv_sec,
+					now.tv_nsec / 1000);
+		}
 		if (gsmtaplog_send(cfg.log, GSMTAPLOG_INFO, "TEST", "shm-producer.c", (unsigned int)i,
 				   text, (size_t)len) == 0 && t == 0 && cfg.side)
 			cfg.side[i] = 1;
@@ -165,7 +175,7 @@ int main(int argc, char **argv)
 	pthread_t tids[64];
 	struct timespec window[2];	/* CLOCK_REALTIME before the first line and after the last */
 
-	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:L:a:kpmSF")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:L:a:kpmSFc")) != -1) {
 		switch (opt) {
 		case 'd': o.drainer = optarg; break;
 		case 'n': cfg.lines = atol(optarg); break;
@@ -197,6 +207,7 @@ int main(int argc, char **argv)
 		case 'm': cfg.markers = true; break;
 		case 'S': serial = true; break;
 		case 'F': fork_first = true; break;
+		case 'c': cfg.clock_text = true; break;
 		case 'a': alarm_us = atol(optarg); break;
 		default: errx(2, "usage: see the comment at the top of shm-producer.c");
 		}

@@ -9,10 +9,34 @@ SOCK=$T/drainer.sock
 LANES=$(sed -n 's/^#define SHMRING_LANES\t*\([0-9]*\)u.*/\1/p' "$SRCDIR/wire/shmring.h")
 PRIVATE=$((LANES - 1))
 
-# lines IDENT: the text lines of one producer as "source thread n time" (thread t=T, ct=T in a
-# forked child, or sig for a handler's).
+# lines IDENT [FILE]: the text lines of one producer as "source thread n time" (thread t=T, ct=T in
+# a forked child, or sig for a handler's).
 lines() {
-	awk -v id="$1" '$3 ~ ("^" id "\\[") { split($9, num, "="); print $2, $8, num[2], $7 }' "$T/o/log.txt"
+	awk -v id="$1" '$3 ~ ("^" id "\\[") { split($9, num, "="); print $2, $8, num[2], $7 }' "${2:-$T/o/log.txt}"
+}
+
+# clock_check IDENT FILE: the lines of a producer run with -c, their time against the producer's own
+# CLOCK_REALTIME read just before each call: "LINES MIN>=-1 MEDIAN<=2" into $T/check, the figures
+# as a diagnostic.
+clock_check() {
+	python3 - "$1" "$2" >"$T/check" 2>"$T/check.why" <<'PY'
+import sys, datetime
+diffs = []
+for l in open(sys.argv[2]):
+	f = l.split()
+	if not f[2].startswith(sys.argv[1] + '['):
+		continue
+	sent = datetime.datetime.strptime(f[6], '%Y-%m-%dT%H:%M:%S.%fZ').replace(tzinfo=datetime.timezone.utc)
+	sec, usec = f[-1][2:].split('.')
+	diffs.append(round(sent.timestamp() * 1e6) - (int(sec) * 1000000 + int(usec)))
+diffs.sort()
+median = diffs[len(diffs) // 2] if diffs else None
+print(len(diffs), bool(diffs) and diffs[0] >= -1, median is not None and median <= 2)
+if diffs:
+	sys.stderr.write('# line time minus the producer\'s clock before the call: min %d, median %d, max %d us\n'
+	                 % (diffs[0], median, diffs[-1]))
+PY
+	cat "$T/check.why"
 }
 
 # seqs_contiguous: per source port in the pcapng, are the frame numbers 1..count in order? ("True" per port)
@@ -34,7 +58,7 @@ PY
 start_logd --shm="$SOCK" -w "$T/o/cap.pcapng" --text "$T/o/log.txt"
 
 # --- threads at once: a lane each ---
-"$PRODUCER" -d "$SOCK" -n 20000 -t $PRIVATE -r 100000 -p -i four >"$T/p1.out" 2>/dev/null
+"$PRODUCER" -d "$SOCK" -n 20000 -t $PRIVATE -r 100000 -c -p -i four >"$T/p1.out" 2>/dev/null
 published "$T/p1.out" $((PRIVATE * 20000))
 wait_lines "$T/o/log.txt" $((PRIVATE * 20000))
 lines four >"$T/four"
@@ -70,6 +94,9 @@ PY
 cat "$T/check.why"
 is "$(cat "$T/check")" "0 0" \
 	"every line's time is within the producer's clock window ($start .. $end) and no thread's time runs backwards"
+clock_check four "$T/o/log.txt"
+is "$(cat "$T/check")" "$((PRIVATE * 20000)) True True" \
+	"each line's time against the producer's clock read just before its call: never earlier, the median within 2 us"
 
 # --- one thread after another: the lane given back and taken again ---
 "$PRODUCER" -d "$SOCK" -n 1000 -t 3 -S -p -i serial >"$T/p2.out" 2>/dev/null
@@ -111,4 +138,22 @@ is "$(seqs_contiguous)" "True $((PRIVATE + 1 + PRIVATE + 1 + 3))" "and every str
 stop_logd
 is "$LOGD_STATUS" 0 "gsmtap-logd exits 0"
 is "$(summary lost) $(summary received)" "0 $TOTAL" "gsmtap-logd: nothing lost"
+
+# --- a drainer that comes late: lines stamped before it started keep their times ---
+# Each line's text ends in the producer's own CLOCK_REALTIME read just before the call (-c);
+# the drainer has to convert counts taken up to 1.5 s before it existed (the ring's anchor).
+"$PRODUCER" -d "$SOCK" -n 2000 -r 2000 -c -k -i late >"$T/p5.out" 2>"$T/p5.err" &
+LATE_PID=$!
+wait_for "$T/p5.err" ready || bail "the producer did not start"
+sleep 1.5
+mkdir -p "$T/o2"
+start_logd --shm="$SOCK" --text "$T/o2/log.txt"
+wait $LATE_PID
+published "$T/p5.out" 2000
+wait_lines "$T/o2/log.txt" 2000
+clock_check late "$T/o2/log.txt"
+is "$(cat "$T/check")" "2000 True True" \
+	"2000 lines stamped before the drainer started: none earlier than the producer's clock read before the call, the median within 2 us after it"
+stop_logd
+is "$LOGD_STATUS" 0 "the late gsmtap-logd exits 0"
 done_testing

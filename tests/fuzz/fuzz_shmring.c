@@ -74,7 +74,9 @@ static void check_line(const struct shmring_reader *r, const struct shmring_line
 	FUZZ_CHECK(wire_decode(datagram, WIRE_PREFIX_LEN + line->rec.text_len, &back) == WIRE_OK);
 	FUZZ_CHECK(back.seq == log.seq && back.pid == log.pid && back.line == log.line);
 	FUZZ_CHECK(back.text.len == line->rec.text_len);
-	tscclock_to_wire(&drainer_clock, (uint64_t)line->rec.sec << 32 | line->rec.usec, &sec, &usec);
+	const struct tscclock_point anchor = { r->anchor_tsc, r->anchor_ns };
+
+	tscclock_to_wire(&drainer_clock, (uint64_t)line->rec.sec << 32 | line->rec.usec, &anchor, &sec, &usec);
 	FUZZ_CHECK(usec < 1000000);
 }
 

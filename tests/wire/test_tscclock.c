@@ -26,7 +26,16 @@ static int64_t mapped_us(const struct tscclock *c, uint64_t tsc)
 {
 	uint32_t sec, usec;
 
-	tscclock_to_wire(c, tsc, &sec, &usec);
+	tscclock_to_wire(c, tsc, NULL, &sec, &usec);
+	return (int64_t)sec * 1000000 + usec;
+}
+
+/* The same, for a ring whose producer gave \a anchor. */
+static int64_t anchored_us(const struct tscclock *c, uint64_t tsc, struct tscclock_point anchor)
+{
+	uint32_t sec, usec;
+
+	tscclock_to_wire(c, tsc, &anchor, &sec, &usec);
 	return (int64_t)sec * 1000000 + usec;
 }
 
@@ -102,15 +111,35 @@ int main(void)
 		       "after it, times are the stepped clock's");
 	}
 
+	/* A drainer started at 100 s, calibrated over 2 ms with 40 ns of noise
+	 * (a rate 4e-5 off), reads a ring of lines stamped from 10 s on. */
+	{
+		struct tscclock_point producer = at(10 * s, 50, 0);
+		uint64_t old = 40 * s;
+		int64_t bare;
+
+		tscclock_start(&c, at(100 * s, 50, 40), at(100 * s + 2 * ms, 50, -40));
+		bare = llabs(mapped_us(&c, old) - truth_us(old, 50));
+		ok(bare > 100, "a stamp 60 s older than the drainer, extrapolated: %lld us off", (long long)bare);
+		worst = llabs(anchored_us(&c, old, producer) - truth_us(old, 50));
+		ok(worst <= 1, "with the ring's anchor from open: interpolated, within 1 us (%lld)", (long long)worst);
+		is_int(anchored_us(&c, 100 * s + 50 * ms, producer), mapped_us(&c, 100 * s + 50 * ms),
+		       "a stamp after the drainer's start: the anchor plays no part");
+		is_int(anchored_us(&c, old, at(200 * s, 50, 0)), mapped_us(&c, old),
+		       "an anchor from the future is ignored");
+		is_int(anchored_us(&c, old, (struct tscclock_point){ 10 * s, truth(10 * s, 50) - 1000000000 }),
+		       mapped_us(&c, old), "an anchor that disagrees on the rate (1 s off over 90 s) is ignored");
+	}
+
 	/* Counter values from a hostile ring: clamped, never undefined. */
-	tscclock_to_wire(&c, 0, &sec, &usec);
+	tscclock_to_wire(&c, 0, NULL, &sec, &usec);
 	ok(usec < 1000000, "counter 0: some time, usec %u < 10^6", usec);
-	tscclock_to_wire(&c, UINT64_MAX, &sec, &usec);
+	tscclock_to_wire(&c, UINT64_MAX, NULL, &sec, &usec);
 	ok(usec < 1000000, "counter 2^64-1: some time (sec %u), usec < 10^6", sec);
-	tscclock_to_wire(&c, UINT64_MAX / 2, &sec, &usec);
+	tscclock_to_wire(&c, UINT64_MAX / 2, NULL, &sec, &usec);
 	is_int(sec, UINT32_MAX, "a counter centuries ahead is clamped to the wire's last second");
 	tscclock_start(&c, at(0, 0, 0), at(0, 0, 0));
-	tscclock_to_wire(&c, 5 * s, &sec, &usec);
+	tscclock_to_wire(&c, 5 * s, NULL, &sec, &usec);
 	ok(sec >= T0_NS / NS_PER_SEC, "two samples at one tick: a positive rate all the same (sec %u)", sec);
 
 	/* The real clock, as a drainer runs it. */

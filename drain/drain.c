@@ -436,8 +436,7 @@ static int take_hello(struct ring *r)
 			memcpy(&fds[nfds++], CMSG_DATA(c) + k * sizeof(int), sizeof(int));
 	}
 	if (n != sizeof(hello) || nfds != 1 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    hello.magic != SHMRING_MAGIC || hello.version < SHMRING_VERSION_MIN || hello.version > SHMRING_VERSION ||
-	    (hello.version == 1 && hello.lanes))
+	    hello.magic != SHMRING_MAGIC || !shmring_version_ok(hello.version) || (hello.version == 1 && hello.lanes))
 		err = EPROTO;
 	else
 		err = map_ring(r, fds[0], &hello);

@@ -126,13 +126,20 @@ __attribute__((constructor)) static void make_key(void)
 	pthread_atfork(NULL, NULL, forked_cb);
 }
 
+/* Whether this process holds \a m's slot of owner words: it got one at open,
+ * and it is not a forked child's copy of the sender. */
+static bool holds_slot(const struct shm *m)
+{
+	return m->lanes > 1 && m->forks == atomic_load_explicit(&forks, memory_order_relaxed);
+}
+
 /* A lane of \a m claimed for this thread.  \returns it, or 0 for the shared one */
 static unsigned int claim(struct shm *m)
 {
 	uint32_t tid = thread_id();
 	_Atomic uint32_t *owner;
 
-	if (m->lanes == 1 || m->forks != atomic_load_explicit(&forks, memory_order_relaxed))
+	if (!holds_slot(m))
 		return 0;
 	/* The thread's end must be heard before a lane is taken.  Setting a
 	 * key of the first block neither allocates nor locks. */
@@ -179,7 +186,7 @@ static void take_slot(struct shm *m)
  * holding a lease of this sender finds its number gone, and claims anew. */
 static void leave_slot(struct shm *m)
 {
-	if (m->lanes == 1 || m->forks != atomic_load_explicit(&forks, memory_order_relaxed))
+	if (!holds_slot(m))
 		return;
 	for (unsigned int k = 1; k < SHMRING_LANES; k++)
 		atomic_store_explicit(&slots[m->slot].owner[k], 0, memory_order_relaxed);
@@ -412,8 +419,7 @@ static void shm_close(struct transport *t)
 
 	/* A forked child closing its copy lets go of its mapping and descriptors
 	 * only: the ring and the keeper thread are its parent's. */
-	if (m->gen)
-		leave_slot(m);
+	leave_slot(m);
 	if (m->lane[0].hdr && owner)
 		atomic_fetch_or_explicit(&m->lane[0].hdr->state, SHMRING_CLOSED, memory_order_release);
 	if (m->thread_started && owner) {

@@ -161,7 +161,7 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 		return SHMRING_BAD_SIZE;
 	if (h->magic != SHMRING_MAGIC)
 		return SHMRING_BAD_MAGIC;
-	if (h->version < SHMRING_VERSION_MIN || h->version > SHMRING_VERSION || h->header_len != SHMRING_PAGE)
+	if (!shmring_version_ok(h->version) || h->header_len != SHMRING_PAGE)
 		return SHMRING_BAD_VERSION;
 	/* Each is read once into a local: the producer may change the page meanwhile. */
 	slots = h->slots;

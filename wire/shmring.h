@@ -46,6 +46,13 @@
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
 #define SHMRING_VERSION		2	/* 2: lanes, and the clock field; 1: one lane, CLOCK_REALTIME */
 #define SHMRING_VERSION_MIN	1	/* the oldest a drainer still takes */
+
+/*! Whether a drainer takes a ring or hello of version \a v. */
+static inline bool shmring_version_ok(unsigned int v)
+{
+	return v >= SHMRING_VERSION_MIN && v <= SHMRING_VERSION;
+}
+
 #define SHMRING_PAGE		4096u
 #define SHMRING_UNIT		8u		/* data positions count units of 8 bytes */
 #define SHMRING_ALIGN		64u		/* in a shared lane records start on cache lines:
@@ -262,7 +269,7 @@ static inline uint64_t shmring_pack(uint32_t idx, uint32_t pos)
 typedef unsigned __int128 shmring_u128 __attribute__((may_alias));
 
 /*! Where the line after the reservation word \a old goes, with \a units of
- *  data, given the consumer's position \a tail: fills \a c (but rec) and
+ *  data, given the consumer's position \a tail: fills \a c (but len) and
  *  \returns the new word.  A record never wraps: one that would is placed at
  *  the start, and the units up to the end are left unused.  No room: the line
  *  is only numbered. */
@@ -279,7 +286,7 @@ static inline shmring_u128 shmring_next(const struct shmring_producer *p, shmrin
 	c->line = lines;
 	c->idx = idx;
 	c->pos = start;
-	c->rec = room ? p->data : NULL;	/* where exactly: shmring_claimed() */
+	c->rec = room ? p->data + (size_t)(start & (p->data_units - 1)) * SHMRING_UNIT : NULL;
 	return (shmring_u128)(room ? shmring_pack(idx + 1, start + units) : shmring_pack(idx, pos)) << 64 |
 	       (lines + 1);
 }
@@ -300,13 +307,11 @@ static inline shmring_u128 shmring_next_fresh(struct shmring_producer *p, shmrin
 	return shmring_next(p, old, units, tail, c);
 }
 
-/*! The reservation's end: where the record goes, or the drop counted. */
+/*! The reservation's end: the record's length, or the drop counted. */
 static inline void shmring_claimed(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
 {
 	c->len = len;
-	if (c->rec)
-		c->rec = p->data + (size_t)(c->pos & (p->data_units - 1)) * SHMRING_UNIT;
-	else
+	if (!c->rec)
 		atomic_fetch_add_explicit(&p->hdr->dropped, 1, memory_order_relaxed);
 }
 

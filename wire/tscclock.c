@@ -80,14 +80,14 @@ void tscclock_start(struct tscclock *c, struct tscclock_point a, struct tscclock
 
 	if (!(rate > 0))
 		rate = 1;	/* a counter that did not move: anything positive keeps it monotonic */
-	*c = (struct tscclock){ .first = b, .now = { b, rate }, .before = { b, rate }, .anchor = a, .rate = rate };
+	*c = (struct tscclock){ .first = b, .now = { b, rate }, .before = { b, rate }, .rate_from = a, .rate = rate };
 }
 
 void tscclock_feed(struct tscclock *c, struct tscclock_point s)
 {
 	int64_t predicted = at(&c->now, s.tsc);
 	double err = (double)(s.ns - predicted), slew;
-	double span = (double)(int64_t)(s.tsc - c->anchor.tsc) * c->rate;
+	double span = (double)(int64_t)(s.tsc - c->rate_from.tsc) * c->rate;
 
 	if (!later(s.tsc, c->now.start.tsc))
 		return;
@@ -95,20 +95,20 @@ void tscclock_feed(struct tscclock *c, struct tscclock_point s)
 	if (err > TSCCLOCK_STEP_NS || err < -TSCCLOCK_STEP_NS) {
 		/* The wall clock stepped: so does the mapping, and the rate is measured afresh from here. */
 		c->now = (struct tscclock_segment){ s, c->rate };
-		c->anchor = s;
-		c->have_next = false;
+		c->rate_from = s;
+		c->have_rate_next = false;
 		c->steps++;
 		return;
 	}
-	if (s.ns > c->anchor.ns && s.tsc != c->anchor.tsc)
-		c->rate = (double)(s.ns - c->anchor.ns) / (double)(int64_t)(s.tsc - c->anchor.tsc);
-	if (span >= 2 * RATE_BASELINE_NS && c->have_next) {
-		c->anchor = c->next_anchor;
-		c->have_next = false;
+	if (s.ns > c->rate_from.ns && s.tsc != c->rate_from.tsc)
+		c->rate = (double)(s.ns - c->rate_from.ns) / (double)(int64_t)(s.tsc - c->rate_from.tsc);
+	if (span >= 2 * RATE_BASELINE_NS && c->have_rate_next) {
+		c->rate_from = c->rate_next;
+		c->have_rate_next = false;
 	}
-	if (span >= RATE_BASELINE_NS && !c->have_next) {
-		c->next_anchor = s;
-		c->have_next = true;
+	if (span >= RATE_BASELINE_NS && !c->have_rate_next) {
+		c->rate_next = s;
+		c->have_rate_next = true;
 	}
 	slew = err / TSCCLOCK_ABSORB_NS;
 	slew = slew > SLEW_MAX ? SLEW_MAX : slew < -SLEW_MAX ? -SLEW_MAX : slew;
@@ -121,7 +121,7 @@ void tscclock_update(struct tscclock *c)
 {
 	uint64_t tsc = tscclock_read();
 	double piece = (double)(int64_t)(tsc - c->now.start.tsc) * c->rate;
-	double baseline = (double)(int64_t)(c->now.start.tsc - c->anchor.tsc) * c->rate;
+	double baseline = (double)(int64_t)(c->now.start.tsc - c->rate_from.tsc) * c->rate;
 
 	if (piece >= TSCCLOCK_SEGMENT_NS || piece >= baseline)
 		tscclock_feed(c, tscclock_sample());

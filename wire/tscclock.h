@@ -76,10 +76,10 @@ struct tscclock {
 	struct tscclock_point first;	/*!< the drainer's first sample after the start */
 	struct tscclock_segment now;	/*!< from now.start.tsc on */
 	struct tscclock_segment before;	/*!< the piece before it, for older stamps */
-	struct tscclock_point anchor;	/*!< the sample the measured rate starts from */
-	struct tscclock_point next_anchor;	/*!< the next one, once 10 s old */
-	bool have_next;
-	double rate;			/*!< ns per tick since the anchor */
+	struct tscclock_point rate_from;	/*!< the sample the measured rate starts from */
+	struct tscclock_point rate_next;	/*!< the next one, once 10 s old */
+	bool have_rate_next;
+	double rate;			/*!< ns per tick since rate_from */
 	uint64_t steps;			/*!< wall clock steps followed */
 };
 

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>		/* snprintf only: the ring writes through fds and never prints */
 #include <stdlib.h>
@@ -100,22 +99,19 @@ static void *free_pages_cb(void *arg)
 	return NULL;
 }
 
-/* Close \a fd in a detached thread of its own, which takes no signal.
- * \returns false if no thread could be started */
+/* Close \a fd in a detached thread of its own (which inherits the loop's
+ * blocked signals, as the NATS threads do).  \returns false if no thread
+ * could be started */
 static bool close_apart(int fd)
 {
 	pthread_attr_t attr;
-	sigset_t all, old;
 	pthread_t t;
 	int rc;
 
 	if (pthread_attr_init(&attr))
 		return false;
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&t, &attr, free_pages_cb, (void *)(intptr_t)fd);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	return rc == 0;
 }

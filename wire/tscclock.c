@@ -146,7 +146,9 @@ static bool from_anchor(const struct tscclock *c, const struct tscclock_point *a
 	int64_t ticks = (int64_t)(c->first.tsc - anchor->tsc);
 	double rate;
 
-	if (ticks <= 0 || anchor->ns >= c->first.ns)
+	/* Before 1970 is no time a producer read: refused, it also keeps the
+	 * differences below within an int64. */
+	if (ticks <= 0 || anchor->ns < 0 || anchor->ns >= c->first.ns)
 		return false;
 	rate = (double)(c->first.ns - anchor->ns) / (double)ticks;
 	if (!(rate > c->rate * (1 - SLEW_MAX) && rate < c->rate * (1 + SLEW_MAX)))

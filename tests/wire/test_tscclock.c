@@ -129,6 +129,8 @@ int main(void)
 		       "an anchor from the future is ignored");
 		is_int(anchored_us(&c, old, (struct tscclock_point){ 10 * s, truth(10 * s, 50) - 1000000000 }),
 		       mapped_us(&c, old), "an anchor that disagrees on the rate (1 s off over 90 s) is ignored");
+		is_int(anchored_us(&c, old, (struct tscclock_point){ 10 * s, INT64_MIN }), mapped_us(&c, old),
+		       "an anchor before 1970 is ignored");
 	}
 
 	/* Counter values from a hostile ring: clamped, never undefined. */

@@ -192,11 +192,31 @@ static void analyse_line(struct analysis *a, struct ls_stream *ls, struct ls_thr
 	}
 }
 
+/* A datagram the capture's snap length cut: what its captured bytes hold, as the
+ * plugin reads it.  A sender they do not name is the stream's last, so that a
+ * cut line neither restarts nor loses the sequence. */
+static enum wire_verdict decode_cut(struct analysis *a, const struct rx_record *r, struct wire_log *log,
+				    unsigned int *parts)
+{
+	enum wire_verdict v = wire_decode_cut(r->data, r->len, r->sent_len, log, parts);
+	const struct stream *s;
+
+	if (v != WIRE_OK || (*parts & WIRE_CUT_LINE) ||
+	    !(s = streams_find(a->table, (const struct sockaddr *)&r->src)))
+		return v;
+	if (!(*parts & WIRE_CUT_IDENT))
+		log->ident = (struct wire_str){ s->ident, strlen(s->ident) };
+	log->pid = s->pid;
+	return v;
+}
+
 void analysis_record(void *ctx, const struct rx_record *r)
 {
 	struct analysis *a = ctx;
 	struct wire_log log;
-	enum wire_verdict v = wire_decode(r->data, r->len, &log);
+	unsigned int parts = WIRE_CUT_SEQ | WIRE_CUT_LINE;
+	enum wire_verdict v = r->sent_len > r->len ? decode_cut(a, r, &log, &parts) :
+			      wire_decode(r->data, r->len, &log);
 	int64_t rx_ns = (int64_t)rx_time_ns(&r->rx_time), delta_ns = 0, delay_ns, excess_ns;
 	const struct stream *s = streams_account(a->table, (const struct sockaddr *)&r->src, v, &log, &r->rx_time, RX_FIRST, NULL);
 	struct ls_stream *ls = stream_of(a, s);
@@ -211,6 +231,8 @@ void analysis_record(void *ctx, const struct rx_record *r)
 		return;
 	}
 	a->datagrams++;
+	if (r->sent_len > r->len && (v == WIRE_OK || v == WIRE_NOT_LOG) && !(parts & WIRE_CUT_SEQ))
+		a->cut_unnumbered++;
 	if (!a->first_rx || rx_ns < a->first_rx)
 		a->first_rx = rx_ns;
 	if (rx_ns > a->last_rx)
@@ -221,7 +243,8 @@ void analysis_record(void *ctx, const struct rx_record *r)
 	late = s->counts.reordered != ls->counts.reordered || s->counts.duplicates != ls->counts.duplicates;
 	lost = s->counts.lost > ls->counts.lost ? s->counts.lost - ls->counts.lost : 0;
 	ls->counts = s->counts;
-	if (v != WIRE_OK) {
+	/* A datagram cut before its level is counted in its stream, but is no line. */
+	if (v != WIRE_OK || !(parts & WIRE_CUT_LINE)) {
 		if (a->bins && lost)
 			count_bins(a, ls->index, rx_ns, lost, false);
 		return;

@@ -91,6 +91,8 @@ struct analysis {
 	struct ls_bins *bins;		/*!< LS_ROWS + 1 rows, when opt.bins */
 	int64_t bin_start, bin_ns;	/*!< capture time of bin 0 and a bin's width; doubled as needed */
 	uint64_t datagrams, lines, selected;
+	uint64_t cut_unnumbered;	/*!< datagrams a snap length cut before their sequence number:
+					     their losses cannot be counted */
 	int64_t first_rx, last_rx;	/*!< of every datagram */
 	bool out_of_memory;
 };

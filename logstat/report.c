@@ -236,6 +236,27 @@ static void text_pairs(FILE *out, const struct analysis *a)
 	}
 }
 
+/* What the files held besides whole datagrams, so that a capture that lost lines
+ * to its snap length or its filter never reads as a clean one. */
+static void report_text_frames(FILE *out, const struct analysis *a, const struct run_info *run)
+{
+	const struct decode_stats *f = &run->frames;
+
+	if (f->cut)
+		fprintf(out, " cut: %" PRIu64 " datagram%s cut by the capture's snap length, read as far as captured\n",
+			f->cut, f->cut == 1 ? "" : "s");
+	if (a->cut_unnumbered)
+		fprintf(out, " unnumbered: %" PRIu64 " of them cut before their sequence number: their losses cannot "
+			"be counted\n", a->cut_unnumbered);
+	if (run->skipped)
+		fprintf(out, " skipped: %" PRIu64 " frame%s the capture filter took could not be read (%" PRIu64
+			" not UDP, %" PRIu64 " cut or damaged before their datagram, %" PRIu64
+			" datagrams whose fragments never all came)\n", run->skipped, run->skipped == 1 ? "" : "s",
+			f->not_udp, f->truncated, f->frag.incomplete);
+	if (run->unread[0])
+		fprintf(out, " unread: %s\n", run->unread);
+}
+
 void report_text(FILE *out, const struct analysis *a, const struct run_info *run)
 {
 	char t0[40], t1[40], d[32];
@@ -247,6 +268,7 @@ void report_text(FILE *out, const struct analysis *a, const struct run_info *run
 		fprintf(out, " from %s to %s (%s)\n", report_time(a->first_rx, t0, sizeof(t0)),
 			report_time(a->last_rx, t1, sizeof(t1)),
 			report_duration(a->last_rx - a->first_rx, d, sizeof(d)));
+	report_text_frames(out, a, run);
 	if (run->filter)
 		fprintf(out, " filter: %s\n", run->filter);
 	report_foreach_stream(a, run, text_stream, out);

@@ -189,9 +189,11 @@ void report_json(FILE *out, const struct analysis *a, const struct run_info *run
 		jcstr(out, run->filter);
 	else
 		fputs("null", out);
-	fprintf(out, ",\"frames\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"datagrams\":%" PRIu64
-		",\"lines\":%" PRIu64 ",\"selected\":%" PRIu64 ",\"damaged\":%s", run->frames, run->skipped,
-		a->datagrams, a->lines, a->selected, run->damage[0] ? "true" : "false");
+	fprintf(out, ",\"frames\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"cut\":%" PRIu64 ",\"cut_unnumbered\":%" PRIu64
+		",\"unmatched\":%" PRIu64 ",\"unfilterable\":%" PRIu64 ",\"datagrams\":%" PRIu64 ",\"lines\":%" PRIu64
+		",\"selected\":%" PRIu64 ",\"damaged\":%s", run->frames.frames, run->skipped, run->frames.cut,
+		a->cut_unnumbered, run->frames.unmatched, run->frames.unfilterable, a->datagrams, a->lines, a->selected,
+		run->damage[0] ? "true" : "false");
 	if (a->datagrams) {
 		fputs(",\"first_rx\":", out);
 		jcstr(out, report_time(a->first_rx, t, sizeof(t)));

@@ -337,6 +337,17 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 	return &n->s;
 }
 
+const struct stream *streams_find(struct streams *st, const struct sockaddr *src)
+{
+	size_t size;
+	struct stream_key k = make_key(src, &size);
+
+	for (uint32_t i = *chain_of(st, &k); i != NIL; i = st->slots[i].chain)
+		if (same_key(&st->slots[i].key, &k))
+			return &st->slots[i].s;
+	return NULL;
+}
+
 void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verdict verdict,
 		  const struct wire_log *log)
 {

@@ -54,6 +54,10 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 			       enum wire_verdict verdict, const struct wire_log *log,
 			       const struct timespec *now, enum rx_delivery delivery, bool *repeat);
 
+/*! The stream of \a src, or NULL when the table holds none; nothing changes (for a
+ *  datagram a capture cut before its ident: it is taken to be the same sender's). */
+const struct stream *streams_find(struct streams *st, const struct sockaddr *src);
+
 /*! Learn a datagram that an earlier run recorded (read back from its files): its
  *  stream's sequence moves on as if it had arrived, and no count changes, so that
  *  the same datagram delivered again is known as a repeat. */

@@ -43,7 +43,8 @@ struct input_ops {
 	void (*describe)(const struct input *in, char *buf, size_t room);
 	/*! Its own figures for the summary line, " key=value" each. */
 	void (*figures)(const struct input *in, char *buf, size_t room);
-	/*! Why the last read failed, in words (the loop prints it once per failure). */
+	/*! Why the last read failed, in words (the loop prints it once per failure);
+	 *  at INPUT_END also what a file read past (frames its filter did not take). */
 	const char *(*error)(const struct input *in);
 	/*! No more reads will come (the daemon stops): count what is still pending,
 	 *  such as fragments of unfinished datagrams, as lost.  May be NULL. */

@@ -24,12 +24,13 @@ enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 static const char usage_text[] =
 "Usage: gsmtap-logstat [OPTIONS] FILE...\n"
 "Timing analysis of GSMTAP log lines captured in pcap or pcapng files (gsmtap-logd's\n"
-"rotated and multi-section files too; several files are read as one timeline).\n"
+"rotated and multi-section files too, gzip or zstd compressed or not; several files are\n"
+"read as one timeline).\n"
 "\n"
 "  -f, --capture-filter BPF   which packets to read (default \"" DECODE_FILTER_DEFAULT "\")\n"
 "      --filter TERM[,TERM]   analyse only these lines: ident=NAME pid=N level=LEVEL (that\n"
 "                             level and above) subsys=NAME from=TIME to=TIME (capture time,\n"
-"                             epoch seconds or YYYY-mm-ddTHH:MM:SS[.frac][Z], UTC)\n"
+"                             epoch seconds or YYYY-mm-ddTHH:MM:SS[.frac][Z], UTC, to the ns)\n"
 "      --top N                the N largest gaps between lines, with the line before and after\n"
 "      --pair START END       time operations from a line matching START to one matching END\n"
 "                             (POSIX extended regular expressions)\n"
@@ -44,8 +45,9 @@ static const char usage_text[] =
 "  -h, --help                 this text\n"
 "  -V, --version              the version\n"
 "\n"
-"Exit status: 0 all read, 1 a file could not be read or was damaged (what could be read\n"
-"is reported), 2 a usage error.\n";
+"Exit status: 0 all read, 1 a file could not be read or was damaged, frames the capture\n"
+"filter took could not be read, datagrams were cut before their sequence number, or no\n"
+"datagram was read at all (what could be read is reported), 2 a usage error.\n";
 
 enum { OPT_FILTER = 256, OPT_TOP, OPT_PAIR, OPT_KEY, OPT_JSON, OPT_SVG, OPT_HTML, OPT_MAX_STREAMS, OPT_MAX_KEYS };
 

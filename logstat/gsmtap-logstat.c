@@ -94,7 +94,7 @@ static uint64_t number(const char *s, uint64_t min, uint64_t max, const char *wh
 }
 
 /* An optional fraction of a second, ".ddd", to ns exactly, as integers: tshark
- * prints 9 digits, and a double would move 1700000000.0011 by 200 ns.  Digits
+ * prints 9 digits, and a double holds ns since the epoch only to 256 ns.  Digits
  * below the nanosecond are dropped.  \returns the first character after it */
 static const char *parse_fraction(const char *s, int64_t *ns)
 {

@@ -165,9 +165,14 @@ static int check_start(struct tfile *f, char *err, size_t errlen)
 	if (f->unzip)
 		snprintf(inside, sizeof(inside), " (inside its %s compression)",
 			 unzip_format_name(capstream_format(f->unzip)));
-	if (f->unzip && capstream_fill(f->unzip, UNZIP_MAGIC_LEN) < 0) {
-		snprintf(err, errlen, "cannot read %s: %s", f->path, capstream_error(f->unzip));
-		return -1;
+	if (f->unzip) {
+		ssize_t n = capstream_fill(f->unzip, UNZIP_MAGIC_LEN);
+
+		if (n <= 0) {
+			snprintf(err, errlen, "cannot read %s: %s", f->path,
+				 n ? capstream_error(f->unzip) : "the file is empty");
+			return -1;
+		}
 	}
 	p = unparsed(f, &avail);
 	if (pcapread_next(&probe, p, avail, &used, &pkt) == PCAPREAD_BAD) {

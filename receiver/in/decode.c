@@ -34,7 +34,6 @@ struct decode {
 	 * interfaces): at most one per 16-bit LINKTYPE_ value. */
 	struct compiled *by_dlt;
 	size_t n_dlt, cap_dlt, last_dlt;	/*!< last_dlt: the one used last, looked at first */
-	int unfilterable_dlt;		/*!< the first link type the filter cannot apply to */
 	struct compiled raw;		/*!< the filter for reassembled datagrams */
 	char why[PCAP_ERRBUF_SIZE];	/*!< libpcap's words for the last failed compile */
 	char error[PCAP_ERRBUF_SIZE + 128];
@@ -213,7 +212,7 @@ int decode_frame(struct decode *d, int dlt, uint64_t ts_ns, const uint8_t *frame
 		if (!c->ok) {
 			/* An NFLOG or USB interface beside the one we want: read on. */
 			if (!d->st.unfilterable++)
-				d->unfilterable_dlt = dlt;
+				d->st.unfilterable_dlt = dlt;
 			return 0;
 		}
 		if (!passes(c, frame, caplen)) {
@@ -247,7 +246,6 @@ void decode_finish(struct decode *d)
 void decode_stats(const struct decode *d, struct decode_stats *out)
 {
 	*out = d->st;
-	out->unfilterable_dlt = d->unfilterable_dlt;
 	if (d->reasm)
 		reasm_stats(d->reasm, &out->frag);
 	else

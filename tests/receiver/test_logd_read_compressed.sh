@@ -26,8 +26,16 @@ rotated() {
 		for _ in $(seq 100); do
 			summary_after_usr1 && [ "$(summary received)" = $((period * 100)) ] && break
 		done
-		[ "$period" = 3 ] || logrotate -f -s "$T/$name.state" "$conf" 2>>"$T/logrotate.err" ||
+		[ "$period" = 3 ] && break
+		logrotate -f -s "$T/$name.state" "$conf" 2>>"$T/logrotate.err" ||
 			bail "logrotate failed: $(cat "$T/logrotate.err")"
+		# logrotate renamed the file; the daemon's reopen (on the snippet's
+		# SIGHUP) makes it anew: only then does the next period go there
+		for _ in $(seq 200); do
+			[ -s "$dir/gsmtap.pcapng" ] && break
+			sleep 0.05
+		done
+		[ -s "$dir/gsmtap.pcapng" ] || bail "gsmtap-logd did not reopen its file after logrotate"
 	done
 	stop_logd
 }

@@ -118,16 +118,23 @@ enum wire_verdict wire_decode_cut(const uint8_t *buf, size_t captured, size_t se
 		return v;
 	if (captured >= WIRE_OFF_FRAME_NUMBER + 4)
 		*parts |= WIRE_CUT_SEQ;
+	else
+		log->seq = 0;
 	if (v == WIRE_NOT_LOG)
 		return v;
 	hdr_bytes = (size_t)buf[WIRE_OFF_HDR_LEN] * 4;
 	log->ident = whole_name(buf, head, log->ident, captured, hdr_bytes + WIRE_LOG_OFF_IDENT + WIRE_IDENT_LEN);
 	log->subsys = whole_name(buf, head, log->subsys, captured, hdr_bytes + WIRE_LOG_OFF_SUBSYS + WIRE_SUBSYS_LEN);
 	log->file = whole_name(buf, head, log->file, captured, hdr_bytes + WIRE_LOG_OFF_FILE + WIRE_FILE_LEN);
+	if (captured < hdr_bytes + WIRE_LOG_OFF_LINE + 4)
+		log->line = 0;
 	if (captured >= hdr_bytes + WIRE_LOG_OFF_IDENT + WIRE_IDENT_LEN)
 		*parts |= WIRE_CUT_IDENT;
+	/* the level is the last of the time, the ident, the pid and the level */
 	if (captured > hdr_bytes + WIRE_LOG_OFF_LEVEL)
 		*parts |= WIRE_CUT_LINE;
+	else
+		log->sec = log->usec = log->pid = log->level = 0;
 	log->text = (struct wire_str){ NULL, 0 };
 	if (captured > hdr_bytes + WIRE_LOG_HDR_LEN)
 		log->text = (struct wire_str){ (const char *)buf + hdr_bytes + WIRE_LOG_HDR_LEN,

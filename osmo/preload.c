@@ -17,7 +17,8 @@
  * GSMTAPLOG_OSMO_MODE=deferred makes each target a deferred one: its lines go
  * into a ring that the drainer at $GSMTAPLOG_DRAINER (default
  * GSMTAPLOG_DRAINER_SOCKET) empties, directly to HOST until a drainer takes
- * it.  When the variable is set, each target's creation says in one line on
+ * it; GSMTAPLOG_OSMO_RING_SIZE sets the bytes of each of its lanes
+ * (gsmtaplog_opts.ring_size).  When the variable is set, each target's creation says in one line on
  * stderr which mode it got, and why when it is not the one asked for.
  */
 #include <dlfcn.h>
@@ -149,10 +150,17 @@ static void say_mode(struct log_target *t, const char *host, const char *told, u
  * or, when no ring can be made at all, to a direct one.  \a err: why not deferred */
 static struct log_target *create_deferred(struct gsmtaplog_opts *o, int *err)
 {
+	const char *size = getenv("GSMTAPLOG_OSMO_RING_SIZE");
 	struct log_target *t;
+	char *end = NULL;
 
 	o->flags = GSMTAPLOG_FALLBACK_DIRECT;
 	o->drainer = drainer_path();
+	if (size && *size) {
+		o->ring_size = strtoul(size, &end, 0);
+		if (*end || !o->ring_size)
+			o->ring_size = 1;	/* refused by the library: said as "no ring could be made" */
+	}
 	t = GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(o);
 	if (t)
 		return t;

@@ -25,7 +25,8 @@
 #include <osmocom/core/logging.h>
 #include <osmocom/core/utils.h>
 
-#define LINE_MAX_LEN	512
+#include "bench_line.h"
+
 #define LINES		4096	/* distinct lines, reused in order */
 
 enum { DBENCH };
@@ -36,24 +37,15 @@ static const struct log_info_cat categories[] = {
 
 static const struct log_info info = { .cat = categories, .num_cat = ARRAY_SIZE(categories) };
 
-static char lines[LINES][LINE_MAX_LEN + 1];
+static char lines[LINES][BENCH_LINE_MAX + 1];
 
-/* The same lines as bench/sender_latency.c's: lengths 1..512 from a fixed xorshift seed. */
+/* The same lines as bench/sender_latency.c's. */
 static void make_lines(void)
 {
-	uint32_t x = 2463534242u;
+	uint32_t x = BENCH_LINE_SEED;
 
-	for (int i = 0; i < LINES; i++) {
-		size_t len;
-
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		len = 1 + x % LINE_MAX_LEN;
-		for (size_t j = 0; j + 1 < len; j++)
-			lines[i][j] = 'a' + (i + j) % 26;
-		lines[i][len - 1] = '\n';
-	}
+	for (int i = 0; i < LINES; i++)
+		bench_line(&x, i, lines[i]);
 }
 
 static struct log_target *make_target(const char *kind, const char *host, unsigned int port)

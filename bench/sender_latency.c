@@ -67,6 +67,7 @@
 #include <gsmtaplog/osmo.h>
 
 #include "alloc-count.h"
+#include "bench_line.h"
 #include "drain.h"
 #include "latency.h"
 #include "send_path_stall.h"
@@ -80,7 +81,7 @@
 #endif
 
 #define LINES		4096	/* distinct lines, reused in order */
-#define LINE_MAX_LEN	512
+#define LINE_MAX_LEN	BENCH_LINE_MAX
 #define RX_BATCH	64
 #define RX_BUF		(4 << 20)
 #define PIPE_CHUNK	4096	/* the slow reader takes this much ... */
@@ -193,7 +194,7 @@ static bool is_stalled(int id)
 /* The same lines for every system: lengths 1..512 from a fixed xorshift seed. */
 static void make_lines(void)
 {
-	uint32_t x = 2463534242u;
+	uint32_t x = BENCH_LINE_SEED;
 	char *p;
 
 	line_buf = malloc((size_t)LINES * (LINE_MAX_LEN + 1));
@@ -201,16 +202,8 @@ static void make_lines(void)
 		err(1, "malloc");
 	p = line_buf;
 	for (int i = 0; i < LINES; i++) {
-		size_t len;
+		size_t len = bench_line(&x, i, p);
 
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		len = 1 + x % LINE_MAX_LEN;
-		for (size_t j = 0; j + 1 < len; j++)
-			p[j] = 'a' + (i + j) % 26;
-		p[len - 1] = '\n';
-		p[len] = '\0';
 		line_ptr[i] = p;
 		line_len[i] = len;
 		p += len + 1;

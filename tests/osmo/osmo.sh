@@ -88,6 +88,17 @@ osmo_start() {
 	bail "$OSMO_BIN: no VTY on port $OSMO_VTY after 10 s"
 }
 
+# osmo_daemon_up: the daemon a program forked (-D) once its VTY answers; sets OSMO_PID.
+osmo_daemon_up() {
+	for _ in $(seq 100); do
+		OSMO_PID=$(pgrep -f -- "-c $T/$OSMO_NAME.cfg")
+		[ -n "$OSMO_PID" ] && (exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null && break
+		sleep 0.1
+	done
+	[ -n "$OSMO_PID" ] || bail "the $OSMO_LABEL daemon did not come up: $(head -c 300 "$T/$OSMO_NAME.err")"
+	OSMO_UP=1
+}
+
 # A daemonized program is not this shell's child: wait for it by its pid.
 osmo_stop() {
 	[ -n "${OSMO_UP:-}" ] || return 0

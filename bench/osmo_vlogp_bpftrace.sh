@@ -13,8 +13,12 @@
 #   osmo_gsmtap      libosmocore's own gsmtap target, to gsmtap-logd
 #   shim_direct      the LD_PRELOAD shim, direct mode, to gsmtap-logd
 #   shim_deferred    the shim with GSMTAPLOG_OSMO_MODE=deferred: its ring
-#                    emptied by gsmtap-log-agent, which sends the lines to
-#                    gsmtap-logd (the application host's arrangement)
+#                    emptied by gsmtap-logd --shm (the collector's box)
+#   shim_deferred_agent  the same, its ring emptied by gsmtap-log-agent, which
+#                    sends the lines to gsmtap-logd (the application host's
+#                    arrangement; not in the default list: at the rate this
+#                    loop logs, ~1M lines/s, the agent's UDP path drops lines,
+#                    doc/performance.md)
 # As the seed did: a uprobe and a uretprobe on osmo_vlogp in libosmocore
 # (Debian's build has no USDT probes), @usecs = hist(µs), attached to the
 # running program (-p, and its pid in the probes' filter) before it logs (it
@@ -24,7 +28,8 @@
 # one: "<N" is that bucket's upper bound); max is exact; over_128us counts
 # the calls above the seed's best target's bound.
 #
-# -r runs the program at SCHED_FIFO 10 (chrt).  Needs root, bpftrace
+# -r runs the program, and the collector or drainer of its lines, at
+# SCHED_FIFO 10 (chrt).  Needs root, bpftrace
 # (Debian 12: apt-get install bpftrace, 0.17) and a locked-memory limit
 # bpftrace can use (ulimit -l unlimited, where allowed).
 set -euo pipefail
@@ -84,10 +89,15 @@ wait_for() {
 	return 1
 }
 
-# collector: gsmtap-logd counting what arrives on a free port; sets PORT and LOGD_PID.
+# collector [--shm]: gsmtap-logd counting what arrives on a free port (or, --shm, what it
+# takes from rings offered on $T/drainer.sock); sets PORT and LOGD_PID.
 collector() {
 	PORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	"$LOGD" -l "127.0.0.1:$PORT" --count-only 2>"$T/logd.err" &
+	if [ "${1:-}" = --shm ]; then
+		"${RT[@]}" "$LOGD" --shm="$T/drainer.sock" --count-only 2>"$T/logd.err" &
+	else
+		"${RT[@]}" "$LOGD" -l "127.0.0.1:$PORT" --count-only 2>"$T/logd.err" &
+	fi
 	LOGD_PID=$!
 	PIDS+=("$LOGD_PID")
 	wait_for "$T/logd.err" 'gsmtap-logd: listening'
@@ -201,11 +211,15 @@ for target in ${ONLY//,/ }; do
 	stderr_slowpipe) run "$target" slowpipe -- -t stderr ;;
 	osmo_gsmtap) collector; run "$target" "$T/$target.err" -- -t gsmtap -p "$PORT" ;;
 	shim_direct) collector; run "$target" "$T/$target.err" LD_PRELOAD="$SHIM" -- -t gsmtap -p "$PORT" ;;
-	shim_deferred)
-		collector
-		"$AGENT" -s "$T/drainer.sock" 2>"$T/agent.err" &
-		PIDS+=("$!")
-		wait_for "$T/agent.err" 'listening for deferred-mode rings'
+	shim_deferred*)
+		if [ "$target" = shim_deferred_agent ]; then
+			collector
+			"${RT[@]}" "$AGENT" -s "$T/drainer.sock" 2>"$T/agent.err" &
+			PIDS+=("$!")
+			wait_for "$T/agent.err" 'listening for deferred-mode rings'
+		else
+			collector --shm
+		fi
 		run "$target" "$T/$target.err" LD_PRELOAD="$SHIM" GSMTAPLOG_OSMO_MODE=deferred \
 			GSMTAPLOG_DRAINER="$T/drainer.sock" -- -t gsmtap -p "$PORT"
 		grep -h 'libgsmtaplog-osmo-preload' "$T/$target.err" | sed 's/^/  /'

@@ -33,6 +33,10 @@
 #define SRC_LINE	77
 #define LINES_MAX	200000
 #define WAIT_S		10
+/* Each lane holds every line a check logs (50000 of ~100 bytes), so that no
+ * check depends on when the drainer thread gets to run. */
+#define RING_SIZE	(16u << 20)
+#define RING_SIZE_TEXT	"16777216"
 
 enum { DMAIN, DRSL };
 
@@ -121,13 +125,14 @@ static size_t wait_lines(size_t n)
 static struct log_target *create(void)
 {
 	const struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DEFERRED, .host = "127.0.0.1", .port = "4729",
-					  .ident = IDENT, .drainer = dr.path };
+					  .ident = IDENT, .drainer = dr.path, .ring_size = RING_SIZE };
 	struct log_target *t;
 
 	if (!shim_create)
 		return GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(&o);
 	setenv("GSMTAPLOG_OSMO_MODE", "deferred", 1);
 	setenv("GSMTAPLOG_DRAINER", dr.path, 1);
+	setenv("GSMTAPLOG_OSMO_RING_SIZE", RING_SIZE_TEXT, 1);
 	t = shim_create("127.0.0.1", 4729, IDENT, false, true);	/* as the VTY calls it */
 	unsetenv("GSMTAPLOG_OSMO_MODE");
 	return t;

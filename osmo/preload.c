@@ -18,8 +18,9 @@
  * into a ring that the drainer at $GSMTAPLOG_DRAINER (default
  * GSMTAPLOG_DRAINER_SOCKET) empties, directly to HOST until a drainer takes
  * it; GSMTAPLOG_OSMO_RING_SIZE sets the bytes of each of its lanes
- * (gsmtaplog_opts.ring_size).  When the variable is set, each target's creation says in one line on
- * stderr which mode it got, and why when it is not the one asked for.
+ * (gsmtaplog_opts.ring_size).  When GSMTAPLOG_OSMO_MODE is set, each
+ * target's creation says in one line on stderr which mode it got, and why
+ * when it is not the one asked for.
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -13,6 +13,14 @@
  *
  * GSMTAPLOG_OSMO_PRETEND_SONAME=NAME (for tests) makes the check see NAME as
  * well: any other name than the supported one fails it; none makes it pass.
+ *
+ * GSMTAPLOG_OSMO_MODE=deferred makes each target a deferred one: its lines go
+ * into a ring that the drainer at $GSMTAPLOG_DRAINER (default
+ * GSMTAPLOG_DRAINER_SOCKET) empties, directly to HOST until a drainer takes
+ * it; GSMTAPLOG_OSMO_RING_SIZE sets the bytes of each of its lanes
+ * (gsmtaplog_opts.ring_size).  When GSMTAPLOG_OSMO_MODE is set, each
+ * target's creation says in one line on stderr which mode it got, and why
+ * when it is not the one asked for.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -94,12 +102,85 @@ __attribute__((constructor)) static void preload_init(void)
 	pthread_once(&check_once, check_cb);
 }
 
+#define MODE_VAR	"GSMTAPLOG_OSMO_MODE"
+
+/* The mode the environment asks for; \a told: whether it asks at all. */
+static unsigned int asked_mode(const char **told)
+{
+	*told = getenv(MODE_VAR);
+	return *told && !strcmp(*told, "deferred") ? GSMTAPLOG_DEFERRED : GSMTAPLOG_DIRECT;
+}
+
+/* The drainer's socket, as the library would choose it, to name in the line below. */
+static const char *drainer_path(void)
+{
+	const char *env = secure_getenv("GSMTAPLOG_DRAINER");
+
+	return env && *env ? env : GSMTAPLOG_DRAINER_SOCKET;
+}
+
+/* The one line a target's creation prints when GSMTAPLOG_OSMO_MODE is set:
+ * the mode it got, and why when not the one asked for (\a err: why no ring
+ * could be made). */
+static void say_mode(struct log_target *t, const char *host, const char *told, unsigned int asked, int err)
+{
+	struct gsmtaplog_stats st = { 0 };
+
+	if (t)
+		gsmtaplog_osmo_target_stats(t, &st);
+	if (!t)
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: no target: %s\n", host, strerror(err));
+	else if (asked == GSMTAPLOG_DIRECT && strcmp(told, "direct"))
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: direct mode (" MODE_VAR "=%s is neither "
+			"'direct' nor 'deferred')\n", host, told);
+	else if (asked == GSMTAPLOG_DIRECT)
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: direct mode (" MODE_VAR "=direct)\n", host);
+	else if (st.mode == GSMTAPLOG_DEFERRED)
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: deferred mode (" MODE_VAR "=deferred): "
+			"lines go into a ring that the drainer at %s took\n", host, drainer_path());
+	else if (err)
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: direct mode (" MODE_VAR "=deferred, but "
+			"no ring could be made: %s)\n", host, strerror(err));
+	else
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: direct mode for now (" MODE_VAR "=deferred, "
+			"but no drainer took the ring at %s: %s); deferred mode once one does\n", host,
+			drainer_path(), strerror(st.last_error));
+}
+
+/* A deferred target, falling back to direct mode when no drainer answers,
+ * or, when no ring can be made at all, to a direct one.  \a err: why not deferred */
+static struct log_target *create_deferred(struct gsmtaplog_opts *o, int *err)
+{
+	const char *size = getenv("GSMTAPLOG_OSMO_RING_SIZE");
+	struct log_target *t;
+	char *end = NULL;
+
+	o->flags = GSMTAPLOG_FALLBACK_DIRECT;
+	o->drainer = drainer_path();
+	if (size && *size) {
+		o->ring_size = strtoul(size, &end, 0);
+		if (*end || !o->ring_size)
+			o->ring_size = 1;	/* refused by the library: said as "no ring could be made" */
+	}
+	t = GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(o);
+	if (t)
+		return t;
+	*err = errno;
+	*o = (struct gsmtaplog_opts){ .mode = GSMTAPLOG_DIRECT, .host = o->host, .port = o->port, .ident = o->ident };
+	return GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(o);
+}
+
 /*! The interposed libosmocore function.  \a ofd_wq_mode and \a add_sink are
  *  ignored when the shim is active: the target never queues and binds no sink. */
 struct log_target *log_target_create_gsmtap(const char *host, uint16_t port, const char *ident,
 					    bool ofd_wq_mode, bool add_sink)
 {
 	char service[8];
+	const char *told;
+	struct gsmtaplog_opts o = { .mode = asked_mode(&told), .ident = ident };
+	struct log_target *t;
+	unsigned int asked;
+	int err = 0;
 
 	pthread_once(&check_once, check_cb);
 	if (!supported) {
@@ -111,5 +192,15 @@ struct log_target *log_target_create_gsmtap(const char *host, uint16_t port, con
 	}
 	/* libosmocore's defaults for these two */
 	snprintf(service, sizeof(service), "%u", port ? port : 4729u);
-	return gsmtaplog_osmo_target_create(host ? host : "localhost", service, ident);
+	o.host = host ? host : "localhost";
+	o.port = service;
+	asked = o.mode;
+	t = asked == GSMTAPLOG_DEFERRED ? create_deferred(&o, &err) : GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(&o);
+	if (!t)
+		err = errno;
+	if (told)
+		say_mode(t, o.host, told, asked, err);
+	if (!t)
+		errno = err;
+	return t;
 }

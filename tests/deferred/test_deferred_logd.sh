@@ -58,13 +58,19 @@ is "$(grep -c 'gettid()' "$T/region")" 1 "the logging thread's one gettid, for t
 is "$(grep -vc 'gettid()' "$T/region")" 0 "and no other system call in 1000 lines (no futex, write or sendmsg)"
 is "$(sed -n 's/^mallocs //p' "$T/p2.out")" 0 "and no heap allocation"
 is "$(stat "$T/p2.out" sent)" 1000 "all 1000 were published"
+# The same, each line formatted into the ring in place (gsmtaplog_printf).
+strace -f -o "$T/trace" "$PRODUCER" -d "$SOCK" -n 1000 -p -m -v -i tracedv >"$T/p2v.out" 2>/dev/null
+tid=$(grep 'getppid()' "$T/trace" | head -n 1 | awk '{ print $1 }')
+sed -n "/^$tid .*getppid()/,/^$tid .*getppid()/p" "$T/trace" | grep "^$tid " | sed '1d;$d' >"$T/region"
+is "$(grep -vc 'gettid()' "$T/region"):$(sed -n 's/^mallocs //p' "$T/p2v.out"):$(stat "$T/p2v.out" sent)" "0:0:1000" \
+	"formatted in place: no system call but the one gettid, no heap allocation, all 1000 published"
 
 # --- two rings at once ---
 "$PRODUCER" -d "$SOCK" -n 5000 -p -i left >"$T/l.out" 2>/dev/null &
 LEFT_PID=$!
 "$PRODUCER" -d "$SOCK" -n 7000 -p -i right >"$T/r.out" 2>/dev/null
 wait $LEFT_PID
-wait_lines "$T/o/log.txt" $((N + 1000 + 12000))
+wait_lines "$T/o/log.txt" $((N + 2000 + 12000))
 summary_after_usr1
 left=$(grep -o 'src=127.0.0.1:[0-9]* ident=left' "$T/logd.err" | tail -n 1 | sed 's/src=//;s/ ident.*//')
 right=$(grep -o 'src=127.0.0.1:[0-9]* ident=right' "$T/logd.err" | tail -n 1 | sed 's/src=//;s/ ident.*//')

@@ -51,11 +51,11 @@ is "$(contents gsmtap-logstat | sort | tr '\n' ' ')" "/usr/bin/gsmtap-logstat /u
 is "$(contents gsmtap-log-agent | sort | tr '\n' ' ')" "/usr/bin/gsmtap-log-agent /usr/share/man/man8/gsmtap-log-agent.8.gz " \
 	"gsmtap-log-agent: the agent and its manual"
 is "$(contents libgsmtaplog-osmo0 | sort | tr '\n' ' ')" \
-	"/usr/lib/$MULTIARCH/gsmtaplog/libgsmtaplog-osmo-preload.so /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0 /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0.1.0 " \
+	"/usr/lib/$MULTIARCH/gsmtaplog/libgsmtaplog-osmo-preload.so /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0 /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0.2.0 " \
 	"libgsmtaplog-osmo0: the target's library, and the shim in a directory of its own (a preload module, not a library to link)"
 is "$(contents libgsmtaplog-osmo-dev | sort | tr '\n' ' ')" \
-	"/usr/include/gsmtaplog/osmo.h /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so /usr/lib/$MULTIARCH/pkgconfig/gsmtaplog-osmo.pc " \
-	"libgsmtaplog-osmo-dev: its header, link and pkg-config file"
+	"/usr/include/gsmtaplog/osmo.h /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so /usr/lib/$MULTIARCH/pkgconfig/gsmtaplog-osmo.pc /usr/share/man/man3/gsmtaplog_osmo_target_create.3.gz /usr/share/man/man3/gsmtaplog_osmo_target_create_opts.3.gz /usr/share/man/man3/gsmtaplog_osmo_target_stats.3.gz " \
+	"libgsmtaplog-osmo-dev: its header, link, pkg-config file and manual pages"
 
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${debs[@]}" >"$T/apt.log" 2>&1
 is $? 0 "apt-get install of the nine packages"

@@ -9,7 +9,7 @@
 #
 #   bts_run MODE SECONDS TCH   one run: start everything, activate TCH traffic
 #                              channels, let it run SECONDS, stop; results in
-#                              $T/MODE/result (bts_get, bts_prog read them)
+#                              $T/MODE/result (bts_get, bts_prog read it)
 #
 # MODE is where every program logs (every category at debug):
 #   stderr     the BTS: `log stderr`, read by slow-reader.py (a reader that
@@ -347,4 +347,12 @@ bts_run() {
 				"received=$(bts_stream_sum "$ident" received)"
 		done
 	} >"$r/result"
+}
+
+# bts_get MODE KEY / bts_prog MODE PROG KEY: a figure of a run's result.
+bts_get() {
+	head -n 1 "$T/$1/result" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+bts_prog() {
+	grep "^prog=$2 " "$T/$1/result" | tr ' ' '\n' | sed -n "s/^$3=//p"
 }

@@ -44,7 +44,7 @@ cell() {
 	local m=$1 row=$2 p
 	[ -f "$T/$m/result" ] || { echo "not run"; return; }
 	case $row in
-	rate) echo $(($(bts_get "$m" bts_lines) * 1000000 / ($(bts_get "$m" frames) * 4615))) ;;
+	rate) bts_rate "$m" ;;
 	missing) echo "$(bts_get "$m" frames_missing) of $(bts_get "$m" frames)" ;;
 	late) echo "$(bts_get "$m" lateness)" ;;
 	late_max) awk -v us="$(bts_get "$m" lateness_max_us)" 'BEGIN { printf "%.1f ms\n", us / 1000 }' ;;
@@ -81,13 +81,13 @@ while IFS='|' read -r row title; do
 	done
 	echo "$line"
 done <<'ROWS'
-rate|BTS lines a second (of its frame clock)
+rate|BTS lines a second, every channel busy (its frame clock)
 missing|BTS per-frame lines missing (of frames)
 late|frame clock late (`vbts_fn_timer_cb after`, > 2 frames)
 late_max|latest of them
 tdma|`contiguous TDMA frames` lines
 dl_late|`l1sched_ts:dl_late` (64 timeslots)
-cpu|BTS CPU time
+cpu|BTS CPU time (all its work), per line
 bts|osmo-bts-virtual: logged / recorded
 bsc|osmo-bsc: logged / recorded
 stp|osmo-stp: logged / recorded

@@ -167,18 +167,25 @@ bts_channels() {
 	done
 }
 
-# bts_activate N: activate N TCH/F channels through the BSC's VTY, each once its
-# timeslot is up (after OML and RSL); bails when one cannot be had in 60 s.
+# bts_activate N: activate N TCH/F channels through the BSC's VTY, in one
+# session a round, each once its timeslot is up (after OML and RSL); bails
+# when they cannot all be had in 60 s.
 bts_activate() {
-	local trx ts out
-	while read -r trx ts; do
-		for _ in $(seq 600); do
-			out=$(bts_vty bsc enable "bts 0 trx $trx timeslot $ts sub-slot 0 activate fr" 2>&1)
-			grep -q '^% activating lchan' <<<"$out" && continue 2
-			sleep 0.1
-		done
-		bail "cannot activate TCH/F on TRX $trx TS $ts: $out"
-	done < <(bts_channels | head -n "$1")
+	local pending out trx ts cmds
+	pending=$(bts_channels | head -n "$1")
+	for _ in $(seq 600); do
+		cmds=()
+		while read -r trx ts; do
+			cmds+=("bts 0 trx $trx timeslot $ts sub-slot 0 activate fr")
+		done <<<"$pending"
+		out=$(bts_vty bsc enable "${cmds[@]}" 2>&1)
+		pending=$(while read -r trx ts; do
+			grep -q "^% activating lchan (bts=0,trx=$trx,ts=$ts,ss=0)" <<<"$out" || echo "$trx $ts"
+		done <<<"$pending")
+		[ -z "$pending" ] && return 0
+		sleep 0.1
+	done
+	bail "cannot activate TCH/F on (TRX TS) $(paste -sd, <<<"$pending"): $(tail -n 3 <<<"$out")"
 }
 
 # bts_cpu_s PID: seconds on a CPU so far (utime + stime, all threads).
@@ -231,6 +238,25 @@ bts_frames() {
 		}
 	}
 	END { print (n ? last - first + 1 : 0), (n ? last - first + 1 - distinct : 0) }' "$1"
+}
+
+# bts_window FILE N: "ACTIVATED LINES FRAMES": the BTS's confirmations of TCH/F
+# activations in FILE, and from the Nth on (every channel busy) to the first
+# deactivation (the stop) its lines and TDMA frames: lines a second at full
+# load, whatever the start-up took.
+bts_window() {
+	awk -v want="$2" '
+	/\) activate confirm chan_nr=TCH\/F/ { if (++activated == want) { lines = -1; first = "" } }
+	/\) deactivate confirm chan_nr=/ { stopped = 1 }
+	activated >= want && !stopped { lines++ }
+	activated >= want && !stopped && /Rx MPH_INFO time ind/ {
+		for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\/[0-9]+\//) {
+			split($i, f, "/")
+			if (first == "") first = f[1] + 0
+			last = f[1] + 0
+		}
+	}
+	END { print activated + 0, lines + 0, (first == "" ? 0 : last - first + 1) }' "$1"
 }
 
 # bts_numbering PCAPNG: per ident, as our plugin reads the capture: "IDENT
@@ -301,7 +327,7 @@ bts_collector_stop() {
 
 # bts_run MODE SECONDS TCH: one fixed run; writes $T/MODE/result.
 bts_run() {
-	local mode=$1 seconds=$2 tch=$3 r=$T/$1 name late cpu dl dl_groups frames missing streams lines logged numbering ident
+	local mode=$1 seconds=$2 tch=$3 r=$T/$1 name late cpu dl dl_groups frames missing activated window_lines window_frames streams lines logged numbering ident
 	BTS_MODE=$mode
 	mkdir -p "$r"
 	[ "$mode" = deferred ] && ! bts_shim_has_deferred &&
@@ -333,9 +359,11 @@ bts_run() {
 	fi
 	late=$(bts_lateness "$r/bts.lines")
 	read -r frames missing <<<"$(bts_frames "$r/bts.lines")"
+	read -r activated window_lines window_frames <<<"$(bts_window "$r/bts.lines" "$tch")"
 	{
 		echo "mode=$mode seconds=$seconds tch=$tch bts_lines=$(wc -l <"$r/bts.lines") bts_cpu_s=$cpu" \
-			"frames=$frames frames_missing=$missing" \
+			"frames=$frames frames_missing=$missing activated=$activated window_lines=$window_lines" \
+			"window_frames=$window_frames" \
 			"dl_late=$dl dl_late_groups=$dl_groups lateness=$(cut -d' ' -f1 <<<"$late")" \
 			"lateness_max_us=$(cut -d' ' -f2 <<<"$late") tdma=$(cut -d' ' -f3 <<<"$late")" \
 			"kernel_drops=$(summary kernel_drops)"
@@ -355,4 +383,16 @@ bts_get() {
 }
 bts_prog() {
 	grep "^prog=$2 " "$T/$1/result" | tr ' ' '\n' | sed -n "s/^$3=//p"
+}
+
+# bts_rate MODE: the BTS's lines a second of its own frame clock (a TDMA frame
+# is 4.615 ms) with every channel busy; - when its lines do not show when that was.
+bts_rate() {
+	local frames
+	frames=$(bts_get "$1" window_frames)
+	if [ "$frames" -gt 0 ]; then
+		echo $(($(bts_get "$1" window_lines) * 1000000 / (frames * 4615)))
+	else
+		echo -
+	fi
 }

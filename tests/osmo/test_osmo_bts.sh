@@ -21,11 +21,6 @@ diag() {
 	echo "# $*"
 }
 
-# lines_per_second MODE: the BTS's lines per second of its own frame clock (a TDMA frame is 4.615 ms).
-lines_per_second() {
-	echo $(($(bts_get "$1" bts_lines) * 1000000 / ($(bts_get "$1" frames) * 4615)))
-}
-
 common() {	# common MODE: what every run shows
 	local mode=$1
 	diag "$mode: $(head -n 1 "$T/$mode/result")"
@@ -37,9 +32,10 @@ common() {	# common MODE: what every run shows
 
 collected() {	# collected MODE: the BTS's lines came to the collector, none missing, thousands a second
 	local mode=$1 rate
+	is "$(bts_get "$mode" activated)" "$TCH" "$mode: the BTS confirmed the activation of $TCH TCH/F"
 	is "$(bts_get "$mode" frames_missing)" 0 \
 		"$mode: the BTS's per-frame line is there for each of its $(bts_get "$mode" frames) frames"
-	rate=$(lines_per_second "$mode")
+	rate=$(bts_rate "$mode")
 	ok "$([ "$rate" -ge 2000 ]; echo $?)" \
 		"$mode: the BTS logged $rate lines a second of its frame clock (at least 2000 with $TCH TCH/F busy)"
 }

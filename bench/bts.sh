@@ -97,8 +97,11 @@ ROWS
 
 if [ -n "${PICTURE:-}" ]; then
 	[ -f "$T/$PICTURE_MODE/logs.pcapng" ] || bail "no run $PICTURE_MODE for the picture"
-	"$BUILDDIR/logstat/gsmtap-logstat" -q --top 10 --svg "$T/bts.svg" "$T/$PICTURE_MODE/logs.pcapng" >"$T/logstat.txt" ||
-		bail "gsmtap-logstat failed"
+	# The picture names the file it shows: a name that says what it is.
+	ln "$T/$PICTURE_MODE/logs.pcapng" "$T/bts-network-$PICTURE_MODE.pcapng"
+	logstat=$(realpath "$BUILDDIR/logstat/gsmtap-logstat")
+	(cd "$T" && "$logstat" -q --top 10 --svg bts.svg "bts-network-$PICTURE_MODE.pcapng") \
+		>"$T/logstat.txt" || bail "gsmtap-logstat failed"
 	height=$(sed -n 's/.*<svg[^>]* height="\([0-9]*\)".*/\1/p' "$T/bts.svg" | head -n 1)
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \

@@ -134,10 +134,10 @@ bts_start() {
 	deferred) env=(LD_PRELOAD="$PRELOAD" GSMTAPLOG_OSMO_MODE=deferred GSMTAPLOG_DRAINER="$T/drainer.sock") ;;
 	esac
 	[ "$name" = bts ] && bin=osmo-bts-virtual
-	# Not through in_ns: $! must be the program itself (ip netns exec and env exec it).
 	args=(-c "$r/$name.cfg")
 	[ "$name" = hlr ] && args+=(-l "$r/hlr.db")
 	bts_config "$mode" "$name" >"$r/$name.cfg"
+	# Not through in_ns: $! must be the program itself (ip netns exec and env exec it).
 	if [ "${mode%-blocking}" = stderr ] && [ "$name" = bts ]; then
 		mkfifo "$r/bts.fifo"
 		python3 "$SLOW_READER" "$BTS_READER_PAUSE_MS" "$r/bts.stderr" <"$r/bts.fifo" >"$r/reader.out" &
@@ -199,15 +199,30 @@ bts_dl_late() {
 		END { print sum + 0, n + 0 }'
 }
 
+# bts_stop_all: SIGTERM to each program, the BTS first; one still there 20 s
+# later (the BTS ramps its power down first) is killed, and that is said.
 bts_stop_all() {
 	local name pid
 	for name in bts bsc mgw hlr stp; do
 		pid=$(eval echo "\${BTS_PID_$name:-}")
 		[ -n "$pid" ] || continue
 		kill -TERM "$pid" 2>/dev/null
+		for _ in $(seq 200); do
+			bts_running "$pid" || break
+			sleep 0.1
+		done
+		if bts_running "$pid"; then
+			echo "bts.sh: osmo-$name ignored SIGTERM for 20 s: killed" >&2
+			kill -KILL "$pid"
+		fi
 		wait "$pid" 2>/dev/null
 		eval "BTS_PID_$name="
 	done
+}
+
+# bts_running PID: whether the child runs (an ended one is a zombie until waited for).
+bts_running() {
+	[ -e "/proc/$1" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c 1)" != Z ]
 }
 
 # bts_lateness FILE: what the BTS said about its frame clock in its lines in FILE:

@@ -10,6 +10,7 @@
 #
 #   PICTURE=doc/logstat-bts.png PICTURE_MODE=deferred BUILDDIR=build bench/bts.sh
 #
+# (with MODES=deferred as well, only that run: the picture without the table's other columns).
 # (doc/logstat-bts.png is from PICTURE_MODE=direct until the shim has deferred mode.)
 # MODES picks the runs (default: stderr stderr-blocking gsmtap direct deferred);
 # tests/osmo/bts.sh says what each is and what the network is.  A run is
@@ -96,6 +97,7 @@ mgw|osmo-mgw: logged / recorded
 ROWS
 
 if [ -n "${PICTURE:-}" ]; then
+	need chromium
 	[ -f "$T/$PICTURE_MODE/logs.pcapng" ] || bail "no run $PICTURE_MODE for the picture"
 	# The picture names the file it shows: a name that says what it is.
 	ln "$T/$PICTURE_MODE/logs.pcapng" "$T/bts-network-$PICTURE_MODE.pcapng"

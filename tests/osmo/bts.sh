@@ -213,7 +213,7 @@ bts_stop_all() {
 		done
 		if bts_running "$pid"; then
 			echo "bts.sh: osmo-$name ignored SIGTERM for 20 s: killed" >&2
-			kill -KILL "$pid"
+			kill -KILL "$pid" 2>/dev/null
 		fi
 		wait "$pid" 2>/dev/null
 		eval "BTS_PID_$name="

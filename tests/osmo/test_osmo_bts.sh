@@ -89,8 +89,9 @@ common deferred
 collected deferred
 numbered deferred
 for p in $BTS_PROGRAMS; do
-	grep -q ': deferred mode' "$T/deferred/$p.err"
-	ok $? "deferred: osmo-$p's start-up line names deferred mode: $(head -c 300 "$T/deferred/$p.err")"
+	line=$(grep -m 1 '^libgsmtaplog-osmo-preload:' "$T/deferred/$p.err")
+	grep -q ': deferred mode' <<<"$line"
+	ok $? "deferred: osmo-$p's start-up line says deferred mode: ${line:-(none)}"
 done
 is "$(input_summary "$T/drainer.sock" ring_drops) $(input_summary "$T/drainer.sock" abandoned)" "0 0" \
 	"deferred: the rings dropped nothing, and no line was left unfinished"

@@ -225,53 +225,49 @@ bts_running() {
 	[ -e "/proc/$1" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c 1)" != Z ]
 }
 
-# bts_lateness FILE: what the BTS said about its frame clock in its lines in FILE:
-# "REPORTS MAX_US TDMA" (timer turns over two frames late, the latest of
-# them in us, "contiguous TDMA frames" lines).
-bts_lateness() {
-	awk '/vbts_fn_timer_cb after [0-9]+ us/ {
-		n++
-		for (i = 1; i < NF; i++) if ($i == "after" && $(i + 1) + 0 > max) max = $(i + 1) + 0
+# bts_figures FILE N: what the BTS's lines in FILE tell, as KEY=VALUE:
+#   lateness, lateness_max_us  its frame clock's turns over two frames late
+#                (vbts_fn_timer_cb after N us), the latest of them
+#   tdma         "contiguous TDMA frames" lines
+#   frames, frames_missing  it logs "FN/... Rx MPH_INFO time ind" once per
+#                TDMA frame, so the frames from the first such line to the
+#                last are the lines there must be, and the frame numbers not
+#                seen are lines lost on the way, counted even where nothing
+#                numbers the lines (libosmocore's stderr and gsmtap targets)
+#   activated    its confirmations of TCH/F activations
+#   window_lines, window_frames  its lines and frames from the Nth of them
+#                (every channel busy) to the first deactivation (the stop):
+#                lines a second at full load, whatever the start-up took
+bts_figures() {
+	awk -v want="$2" '
+	/vbts_fn_timer_cb after [0-9]+ us/ {
+		late++
+		for (i = 1; i < NF; i++) if ($i == "after" && $(i + 1) + 0 > late_max) late_max = $(i + 1) + 0
 	}
 	/contiguous TDMA frames=/ { tdma++ }
-	END { print n + 0, max + 0, tdma + 0 }' "$1"
-}
-
-# bts_frames FILE: "FRAMES MISSING" from the BTS's lines in FILE.  It logs
-# "FN/... Rx MPH_INFO time ind" once per TDMA frame, so the frames from the
-# first such line to the last are the lines there must be, and the frame
-# numbers not seen are lines lost on the way, counted even where nothing
-# numbers the lines (libosmocore's stderr and gsmtap targets).
-bts_frames() {
-	awk '/Rx MPH_INFO time ind/ {
+	/\) activate confirm chan_nr=TCH\/F/ { if (++activated == want) { wlines = -1; wfirst = "" } }
+	/\) deactivate confirm chan_nr=/ { stopped = 1 }
+	activated >= want && !stopped { wlines++ }
+	/Rx MPH_INFO time ind/ {
 		for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\/[0-9]+\//) {
 			split($i, f, "/")
 			fn = f[1] + 0
 			if (!n++) first = fn
 			last = fn
 			if (!(fn in seen)) { seen[fn] = 1; distinct++ }
+			if (activated >= want && !stopped) {
+				if (wfirst == "") wfirst = fn
+				wlast = fn
+			}
 		}
 	}
-	END { print (n ? last - first + 1 : 0), (n ? last - first + 1 - distinct : 0) }' "$1"
-}
-
-# bts_window FILE N: "ACTIVATED LINES FRAMES": the BTS's confirmations of TCH/F
-# activations in FILE, and from the Nth on (every channel busy) to the first
-# deactivation (the stop) its lines and TDMA frames: lines a second at full
-# load, whatever the start-up took.
-bts_window() {
-	awk -v want="$2" '
-	/\) activate confirm chan_nr=TCH\/F/ { if (++activated == want) { lines = -1; first = "" } }
-	/\) deactivate confirm chan_nr=/ { stopped = 1 }
-	activated >= want && !stopped { lines++ }
-	activated >= want && !stopped && /Rx MPH_INFO time ind/ {
-		for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\/[0-9]+\//) {
-			split($i, f, "/")
-			if (first == "") first = f[1] + 0
-			last = f[1] + 0
-		}
-	}
-	END { print activated + 0, lines + 0, (first == "" ? 0 : last - first + 1) }' "$1"
+	END {
+		frames = n ? last - first + 1 : 0
+		printf "lateness=%d lateness_max_us=%d tdma=%d frames=%d frames_missing=%d", late, late_max, tdma,
+			frames, frames - distinct
+		printf " activated=%d window_lines=%d window_frames=%d\n", activated, wlines,
+			wfirst == "" ? 0 : wlast - wfirst + 1
+	}' "$1"
 }
 
 # bts_numbering PCAPNG: per ident, as our plugin reads the capture: "IDENT
@@ -295,13 +291,15 @@ bts_numbering() {
 	END {
 		for (s in lines) {
 			i = ident[s]
-			streams[i]++; total[i] += lines[s]; logged[i] += last[s]
-			if (s in none) logged[i] = "-"
-			if (s in none) how[i] = "unnumbered"
-			else if ((s in bad) || first[s] != 1 || last[s] != lines[s]) { if (how[i] != "unnumbered") how[i] = "gaps" }
-			else if (!(i in how)) how[i] = "1..N"
+			streams[i]++
+			total[i] += lines[s]
+			if (s in none) { unnumbered[i] = 1; continue }
+			logged[i] += last[s]
+			if ((s in bad) || first[s] != 1 || last[s] != lines[s]) gaps[i] = 1
 		}
-		for (i in streams) print i, streams[i], total[i], logged[i], how[i]
+		for (i in streams)
+			print i, streams[i], total[i], (i in unnumbered) ? "-" : logged[i],
+				(i in unnumbered) ? "unnumbered" : (i in gaps) ? "gaps" : "1..N"
 	}'
 }
 
@@ -342,7 +340,7 @@ bts_collector_stop() {
 
 # bts_run MODE SECONDS TCH: one fixed run; writes $T/MODE/result.
 bts_run() {
-	local mode=$1 seconds=$2 tch=$3 r=$T/$1 name late cpu dl dl_groups frames missing activated window_lines window_frames streams lines logged numbering ident
+	local mode=$1 seconds=$2 tch=$3 r=$T/$1 name cpu dl dl_groups streams lines logged numbering ident
 	BTS_MODE=$mode
 	mkdir -p "$r"
 	[ "$mode" = deferred ] && ! bts_shim_has_deferred &&
@@ -372,15 +370,9 @@ bts_run() {
 	else
 		grep -a ' OsmoBTS\[' "$r/logs.log" >"$r/bts.lines"
 	fi
-	late=$(bts_lateness "$r/bts.lines")
-	read -r frames missing <<<"$(bts_frames "$r/bts.lines")"
-	read -r activated window_lines window_frames <<<"$(bts_window "$r/bts.lines" "$tch")"
 	{
 		echo "mode=$mode seconds=$seconds tch=$tch bts_lines=$(wc -l <"$r/bts.lines") bts_cpu_s=$cpu" \
-			"frames=$frames frames_missing=$missing activated=$activated window_lines=$window_lines" \
-			"window_frames=$window_frames" \
-			"dl_late=$dl dl_late_groups=$dl_groups lateness=$(cut -d' ' -f1 <<<"$late")" \
-			"lateness_max_us=$(cut -d' ' -f2 <<<"$late") tdma=$(cut -d' ' -f3 <<<"$late")" \
+			"dl_late=$dl dl_late_groups=$dl_groups $(bts_figures "$r/bts.lines" "$tch")" \
 			"kernel_drops=$(summary kernel_drops)"
 		for name in $BTS_PROGRAMS; do
 			ident=$(bts_ident "$name")

@@ -1,7 +1,7 @@
 /* osmo-rebuilt.c: test peer: a small osmo program rebuilt to log through gsmtaplog_osmo_target_create(), driven through its VTY. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT]
+ * Usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT] [-n]
  *
  * At start it creates the gsmtaplog target to HOST:PORT (127.0.0.1:4729),
  * every category at debug, as `log gsmtap HOST` with `logging filter all 1`
@@ -13,10 +13,14 @@
  *                       every tenth a LOGP fragment and its LOGPC continuation
  *   gsmtaplog HOST      create the gsmtaplog target again: what a rebuilt
  *                       program offers, since `log gsmtap` makes libosmocore's
+ * -n makes it an unmodified program instead, for the LD_PRELOAD shim: no
+ * target of its own at start (a `log gsmtap` in CONFIG makes one), and the
+ * stderr target of osmo_init_logging2(), as the osmo programs have.
  * SIGTERM ends it after log_fini().
  */
 #include <err.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -102,32 +106,35 @@ int main(int argc, char **argv)
 	const char *config = NULL, *host = "127.0.0.1";
 	void *ctx = talloc_named_const(NULL, 0, "osmo-rebuilt");
 	int vty_port = 0, opt, rc;
+	bool unmodified = false;
 
-	while ((opt = getopt(argc, argv, "c:v:H:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:v:H:p:n")) != -1) {
 		switch (opt) {
 		case 'c': config = optarg; break;
 		case 'v': vty_port = atoi(optarg); break;
 		case 'H': host = optarg; break;
 		case 'p': gsmtap_port = optarg; break;
-		default: errx(2, "usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT]");
+		case 'n': unmodified = true; break;
+		default: errx(2, "usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT] [-n]");
 		}
 	}
 	if (!config || !vty_port)
-		errx(2, "usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT]");
+		errx(2, "usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT] [-n]");
 	app.tall_ctx = ctx;
-	if (log_init(&info, ctx))
+	if ((unmodified ? osmo_init_logging2(ctx, &info) : log_init(&info, ctx)))
 		errx(1, "log_init failed");
 	vty_init(&app);
 	logging_vty_add_cmds();
 	osmo_talloc_vty_add_cmds();
 	install_element(ENABLE_NODE, &lines_cmd);
 	install_element(ENABLE_NODE, &gsmtaplog_cmd);
-	rc = add_gsmtaplog_target(host);
+	rc = unmodified ? 0 : add_gsmtaplog_target(host);
 	if (rc)
 		errx(1, "gsmtaplog_osmo_target_create(%s, %s): %s", host, gsmtap_port, strerror(-rc));
 	if (vty_read_config_file(config, NULL) < 0)
 		errx(1, "cannot read %s", config);
-	if (telnet_init_dynif(ctx, NULL, "127.0.0.1", vty_port))
+	/* the address from CONFIG (`line vty / bind`, else 127.0.0.1), the port from -v */
+	if (telnet_init_default(ctx, NULL, vty_port))
 		errx(1, "cannot serve the VTY on 127.0.0.1:%d", vty_port);
 	signal(SIGTERM, quit_cb);
 	signal(SIGINT, quit_cb);

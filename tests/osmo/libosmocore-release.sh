@@ -5,7 +5,8 @@
 #   libosmocore-release.sh libosmocore TARBALL DIR STAMP
 #       unpacks TARBALL into DIR/src and installs it into DIR/prefix; STAMP
 #       gets "VERSION SONAME".  meson runs this when STAMP is missing or
-#       TARBALL changed, so a rebuild of the project does not rebuild it.
+#       TARBALL changed, so a rebuild of the project does not rebuild it; and
+#       a DIR/prefix installed from the same TARBALL is kept as it is.
 #   libosmocore-release.sh gsmtaplog SRCDIR DIR STAMP TARGET...
 #       sets up DIR/gsmtaplog: the project in SRCDIR, which finds DIR/prefix
 #       through pkg-config as it finds an installed libosmocore-dev, with
@@ -27,7 +28,20 @@ step() {
 }
 
 build_libosmocore() {
-	local tarball=$1 dir=$2 stamp=$3 log=$2/libosmocore.log version soname
+	local tarball=$1 dir=$2 stamp=$3 log=$2/libosmocore.log version soname sum
+
+	sum=$(sha256sum <"$tarball")
+	[ "$(cat "$dir/prefix/from-tarball" 2>/dev/null)" = "$sum" ] || install_libosmocore "$@"
+	version=$(PKG_CONFIG_PATH="$dir/prefix/lib/pkgconfig" pkg-config --modversion libosmocore)
+	soname=$(readelf -d "$dir/prefix/lib/libosmocore.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+	[ "libosmocore-$version.tar.gz" = "${tarball##*/}" ] ||
+		fail "$tarball installed libosmocore $version" "$log"
+	echo "$sum" >"$dir/prefix/from-tarball"
+	echo "$version $soname" >"$stamp"
+}
+
+install_libosmocore() {
+	local tarball=$1 dir=$2 log=$2/libosmocore.log
 
 	rm -rf "$dir/src" "$dir/prefix"
 	mkdir -p "$dir/src"
@@ -43,11 +57,6 @@ build_libosmocore() {
 		--disable-gnutls --disable-libmnl --disable-uring --disable-libsctp
 	step "$log" make -j"$(nproc)"
 	step "$log" make install
-	version=$(PKG_CONFIG_PATH="$dir/prefix/lib/pkgconfig" pkg-config --modversion libosmocore)
-	soname=$(readelf -d "$dir/prefix/lib/libosmocore.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-	[ "libosmocore-$version.tar.gz" = "${tarball##*/}" ] ||
-		fail "$tarball installed libosmocore $version" "$log"
-	echo "$version $soname" >"$stamp"
 }
 
 build_gsmtaplog() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_osmo_collector_restart.sh: a program started first leaves gsmtap-logd port 4729; what it sends while gsmtap-logd is down is counted exactly, by the restarted collector itself, and flagged.
-# Usage: test_osmo_collector_restart.sh PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt|shim (under flock /tmp/gsmtaplog-4729.lock)
+# Usage: test_osmo_collector_restart.sh PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt (under flock /tmp/gsmtaplog-4729.lock)
 #
 # dumpcap on lo is the witness of every datagram the program sends to port
 # 4729, whether a collector is there or not.  The program starts first; then
@@ -10,7 +10,7 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/osmo/osmo.sh"
 need dumpcap mergecap
-osmo_program "${3:?usage: $0 PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt|shim}"
+osmo_program "${3:?usage: $0 PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt}"
 
 dumpcap -q -i lo -f "udp dst port 4729" -w "$T/witness.pcapng" 2>"$T/dumpcap.err" &
 DUMPCAP=$!

@@ -23,8 +23,8 @@
 
 #include <gsmtaplog/osmo.h>
 
-/* From 1.13 on (where this header appeared) libosmocore's own gsmtap target
- * takes its msgb from a talloc pool made with the target: no malloc per line. */
+/* From 1.13 on libosmocore's own gsmtap target takes its msgb from a talloc
+ * pool made with the target: no malloc per line.  (version.h is there from 1.12.) */
 #if __has_include(<osmocom/core/version.h>)
 #include <osmocom/core/version.h>
 #endif

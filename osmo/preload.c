@@ -6,10 +6,14 @@
  * log_target_create_gsmtap() in libosmocore through its PLT; the dynamic
  * linker resolves that to the first definition in the process, which a
  * preloaded library provides.  The target it makes fills in a
- * struct log_target, whose layout belongs to one libosmocore release; so at
+ * struct log_target, whose layout belongs to one libosmocore ABI; so at
  * start-up the shim reads the SONAME of the libosmocore in the process, and
  * on any other than the one it was built for it passes every call on to
- * libosmocore's own function, after one line on stderr.
+ * libosmocore's own function, after one line on stderr.  It serves every
+ * release of that SONAME whose layout it knows (compat.h; doc/osmo.md).
+ *
+ * From 1.13 on the VTY also calls gsmtap_source_set_nonblock() on the target
+ * it has just made; the shim answers that for its own targets too.
  *
  * GSMTAPLOG_OSMO_PRETEND_SONAME=NAME (for tests) makes the check see NAME as
  * well: any other name than the supported one fails it; none makes it pass.
@@ -35,43 +39,45 @@
 
 #include <gsmtaplog/osmo.h>
 
+#include "compat.h"
 #include "version.h"
 #include "weak.h"
 
-#ifndef GSMTAPLOG_OSMO_SONAME
-#error "meson defines GSMTAPLOG_OSMO_SONAME, the SONAME of the libosmocore built against"
+#if !defined(GSMTAPLOG_OSMO_SONAME) || !defined(GSMTAPLOG_OSMO_SERVES)
+#error "meson defines GSMTAPLOG_OSMO_SONAME, built against, and GSMTAPLOG_OSMO_SERVES, it and its releases tested"
 #endif
 
 typedef struct log_target *create_gsmtap_fn(const char *host, uint16_t port, const char *ident,
 					    bool ofd_wq_mode, bool add_sink);
+typedef int set_nonblock_fn(struct gsmtap_inst *gti, int on);
 
 static pthread_once_t check_once = PTHREAD_ONCE_INIT;
 static bool supported;			/*!< set once, before any call is served */
 static create_gsmtap_fn *original;	/*!< libosmocore's, for the fallback */
+static set_nonblock_fn *original_set_nonblock;	/*!< libosmocore's (from 1.13), or NULL */
 
 /* The one line a program under an unknown libosmocore prints. */
 static void warn(const char *has, const char *how)
 {
 	fprintf(stderr, "libgsmtaplog-osmo-preload: this process has %s%s; the shim is built and tested "
-		"for %s (libosmocore %s) only, so 'log gsmtap' stays libosmocore's own target\n",
-		has, how, GSMTAPLOG_OSMO_SONAME, GSMTAPLOG_OSMO_RELEASE);
+		"for %s only, so 'log gsmtap' stays libosmocore's own target\n", has, how, GSMTAPLOG_OSMO_SERVES);
 }
 
-/* libosmocore's function: the next definition after the shim when it is
- * preloaded; when a program dlopen()s it instead (the benchmark does), the
+/* libosmocore's function \a name: the next definition after the shim when it
+ * is preloaded; when a program dlopen()s it instead (the benchmark does), the
  * shim is not in the global scope and the first definition there is it. */
-static create_gsmtap_fn *find_original(void)
+static void *find_original(const char *name)
 {
-	void *f = dlsym(RTLD_NEXT, "log_target_create_gsmtap");
+	void *f = dlsym(RTLD_NEXT, name);
 	Dl_info found, self;
 
 	if (!f)
-		f = dlsym(RTLD_DEFAULT, "log_target_create_gsmtap");
+		f = dlsym(RTLD_DEFAULT, name);
 	/* Never this object's own (a static function tells where it is). */
 	if (!f || !dladdr(f, &found) || !dladdr((void *)find_original, &self) ||
 	    found.dli_fbase == self.dli_fbase)
 		return NULL;
-	return (create_gsmtap_fn *)f;
+	return f;
 }
 
 /* Decide once whether this process's libosmocore is the one the shim knows.
@@ -82,7 +88,8 @@ static void check_cb(void)
 	const char *pretend = getenv("GSMTAPLOG_OSMO_PRETEND_SONAME");
 	char found[128];
 
-	original = find_original();
+	original = (create_gsmtap_fn *)find_original("log_target_create_gsmtap");
+	original_set_nonblock = (set_nonblock_fn *)find_original("gsmtap_source_set_nonblock");
 	if (osmo_loaded_soname("log_target_create", found, sizeof(found)) == -ENOENT || !original)
 		return;
 	if (!found[0])
@@ -203,4 +210,24 @@ struct log_target *log_target_create_gsmtap(const char *host, uint16_t port, con
 	if (!t)
 		errno = err;
 	return t;
+}
+
+/*! Interposed as well: the VTY of 1.13 and later makes each new `log gsmtap`
+ *  target non-blocking with this.  The shim's targets never block and have
+ *  no descriptor of libosmocore's, so for them asking for that succeeds and
+ *  asking for blocking fails (EINVAL); any other instance is libosmocore's. */
+int gsmtap_source_set_nonblock(struct gsmtap_inst *gti, int on)
+{
+	pthread_once(&check_once, check_cb);
+	if (supported && compat_inst_is_placeholder(gti)) {
+		if (on)
+			return 0;
+		errno = EINVAL;
+		return -1;
+	}
+	if (!original_set_nonblock) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return original_set_nonblock(gti, on);
 }

@@ -15,6 +15,7 @@
 
 #include <gsmtaplog/osmo.h>
 
+#include "compat.h"
 #include "gai_errno.h"
 #include "opts_size.h"
 
@@ -24,13 +25,14 @@
 
 /*
  * The target's tgt_gsmtap.gsmtap_inst points at this struct, whose first
- * member is a struct gsmtap_inst.  log_target_destroy() hands it to
- * gsmtap_source_free(), which closes gti.wq.bfd.fd (-1 here: nothing) and
- * talloc_free()s it; the talloc destructor then closes the senders.  It is a
- * talloc child of the target, so a bare talloc_free(target) frees it too.
+ * member reads as a struct gsmtap_inst of every release (compat.h).
+ * log_target_destroy() hands it to gsmtap_source_free(), which closes no
+ * descriptor of it and talloc_free()s it; the talloc destructor then closes
+ * the senders.  It is a talloc child of the target, so a bare
+ * talloc_free(target) frees it too.
  */
 struct osmo_sink {
-	struct gsmtap_inst gti;			/*!< must stay first: see above */
+	union compat_inst inst;			/*!< must stay first: see above */
 	_Atomic(struct gsmtaplog *) sender;	/*!< the socket or ring of this process */
 	struct gsmtaplog *inherited;		/*!< the parent's, after fork(); closed with this */
 	atomic_uint generation;			/*!< fork_generation that sender was opened in */
@@ -159,16 +161,14 @@ static struct osmo_sink *sink_create(struct log_target *target, struct gsmtaplog
 		      len_opt(opts->drainer) + len_opt(hostname);
 	char *at;
 
-	sk = talloc_named_const(target, size, "gsmtaplog_osmo_sink");
+	sk = talloc_named_const(target, size, COMPAT_SINK_NAME);
 	if (!sk) {
 		gsmtaplog_close(sender);
 		errno = ENOMEM;
 		return NULL;
 	}
 	memset(sk, 0, size);
-	sk->gti.ofd_wq_mode = 0;	/* gsmtap_source_free() then only closes ... */
-	sk->gti.wq.bfd.fd = -1;		/* ... this, which is no descriptor */
-	sk->gti.sink_ofd.fd = -1;
+	compat_inst_init(&sk->inst);
 	atomic_init(&sk->sender, sender);
 	atomic_init(&sk->generation, atomic_load(&fork_generation));
 	at = sk->strings;
@@ -222,7 +222,7 @@ struct log_target *gsmtaplog_osmo_target_create_opts(const struct gsmtaplog_opts
 	}
 	pthread_once(&atfork_once, register_atfork_cb);
 	target->type = LOG_TGT_TYPE_GSMTAP;
-	target->tgt_gsmtap.gsmtap_inst = &sk->gti;
+	target->tgt_gsmtap.gsmtap_inst = (struct gsmtap_inst *)&sk->inst;
 	target->tgt_gsmtap.hostname = sk->hostname;
 	target->tgt_gsmtap.ident = sk->opts.ident;
 	target->raw_output = output_cb;

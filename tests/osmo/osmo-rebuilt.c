@@ -1,7 +1,7 @@
 /* osmo-rebuilt.c: test peer: a small osmo program rebuilt to log through gsmtaplog_osmo_target_create(), driven through its VTY. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT] [-d] [-s RING_SIZE]
+ * Usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT] [-d] [-s RING_SIZE] [-n]
  *
  * At start it creates the gsmtaplog target to HOST:PORT (127.0.0.1:4729),
  * in deferred mode with -d (gsmtaplog_osmo_target_create_opts(): a ring of
@@ -10,7 +10,7 @@
  * every category at debug, as `log gsmtap HOST` with `logging filter all 1`
  * and `logging level set-all debug` would; then it reads CONFIG (its `log
  * file` target) and serves the VTY on 127.0.0.1:VTY_PORT, where the usual
- * logging commands work (`write terminal`, `no log gsmtap HOST`) and two of
+ * logging commands work (`write terminal`, `no log gsmtap HOST`) and these of
  * its own, in the enable node:
  *   lines <1-1000000>   log that many lines: five levels, two categories, and
  *                       every tenth a LOGP fragment and its LOGPC continuation
@@ -20,12 +20,16 @@
  *                       each logging that many lines "thread T line I"
  *   show gsmtaplog      the first gsmtaplog target's counters:
  *                       "mode M drainer D sent S dropped R truncated T"
+ * -n makes it an unmodified program instead, for the LD_PRELOAD shim: no
+ * target of its own at start (a `log gsmtap` in CONFIG makes one), and the
+ * stderr target of osmo_init_logging2(), as the osmo programs have.
  * SIGTERM ends it after log_fini().
  */
 #include <err.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -165,8 +169,9 @@ int main(int argc, char **argv)
 	const char *config = NULL, *host = "127.0.0.1";
 	void *ctx = talloc_named_const(NULL, 0, "osmo-rebuilt");
 	int vty_port = 0, opt, rc;
+	bool unmodified = false;
 
-	while ((opt = getopt(argc, argv, "c:v:H:p:ds:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:v:H:p:ds:n")) != -1) {
 		switch (opt) {
 		case 'c': config = optarg; break;
 		case 'v': vty_port = atoi(optarg); break;
@@ -174,13 +179,14 @@ int main(int argc, char **argv)
 		case 'p': gsmtap_port = optarg; break;
 		case 'd': deferred = true; break;
 		case 's': ring_size = strtoul(optarg, NULL, 0); break;
-		default: errx(2, "usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT] [-d] [-s RING_SIZE]");
+		case 'n': unmodified = true; break;
+		default: errx(2, "usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT] [-d] [-s RING_SIZE] [-n]");
 		}
 	}
 	if (!config || !vty_port)
-		errx(2, "usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT] [-d] [-s RING_SIZE]");
+		errx(2, "usage: osmo-rebuilt -c CONFIG -v VTY_PORT [-H HOST] [-p PORT] [-d] [-s RING_SIZE] [-n]");
 	app.tall_ctx = ctx;
-	if (log_init(&info, ctx))
+	if ((unmodified ? osmo_init_logging2(ctx, &info) : log_init(&info, ctx)))
 		errx(1, "log_init failed");
 	vty_init(&app);
 	logging_vty_add_cmds();
@@ -189,12 +195,13 @@ int main(int argc, char **argv)
 	install_element(ENABLE_NODE, &gsmtaplog_cmd);
 	install_element(ENABLE_NODE, &threads_cmd);
 	install_element_ve(&show_gsmtaplog_cmd);
-	rc = add_gsmtaplog_target(host);
+	rc = unmodified ? 0 : add_gsmtaplog_target(host);
 	if (rc)
 		errx(1, "gsmtaplog_osmo_target_create(%s, %s): %s", host, gsmtap_port, strerror(-rc));
 	if (vty_read_config_file(config, NULL) < 0)
 		errx(1, "cannot read %s", config);
-	if (telnet_init_dynif(ctx, NULL, "127.0.0.1", vty_port))
+	/* the address from CONFIG (`line vty / bind`, else 127.0.0.1), the port from -v */
+	if (telnet_init_default(ctx, NULL, vty_port))
 		errx(1, "cannot serve the VTY on 127.0.0.1:%d", vty_port);
 	signal(SIGTERM, quit_cb);
 	signal(SIGINT, quit_cb);

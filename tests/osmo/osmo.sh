@@ -8,15 +8,19 @@
 #
 # Each program gets a config in $T with `log gsmtap 127.0.0.1` and a `log file`
 # target at the same levels, whose header match.py reads back:
-#   osmo_program hlr|mgw|rebuilt    choose; sets OSMO_BIN, OSMO_LABEL, OSMO_IDENT, OSMO_VTY
+#   osmo_program hlr|mgw|rebuilt|shim  choose; sets OSMO_BIN, OSMO_LABEL, OSMO_IDENT, OSMO_VTY
+#                                   (shim: osmo-rebuilt -n, unmodified, under the shim)
 #   osmo_start [--no-shim] [--deferred] [VAR=VALUE...]  start it (the real ones under the shim); sets OSMO_PID;
 #                                   --deferred: deferred mode (the shim's GSMTAPLOG_OSMO_MODE, osmo-rebuilt -d),
 #                                   lanes of $OSMO_RING_SIZE bytes if set
 #   osmo_activity [ROUNDS]          make it log: VTY commands, MGCP calls or `lines`
 #   osmo_stop                       SIGTERM, and wait (OSMO_PID stays for the checks)
 
-PRELOAD="$BUILDDIR/osmo/libgsmtaplog-osmo-preload.so"
-REBUILT="$BUILDDIR/tests/osmo/osmo-rebuilt"
+# OSMO_BUILDDIR: the build against the libosmocore under test (tests/osmo/meson.build);
+# OSMO_PRELOAD: a shim from another build.
+OSMO_BUILDDIR=${OSMO_BUILDDIR:-$BUILDDIR}
+PRELOAD=${OSMO_PRELOAD:-$OSMO_BUILDDIR/osmo/libgsmtaplog-osmo-preload.so}
+REBUILT="$OSMO_BUILDDIR/tests/osmo/osmo-rebuilt"
 VTY_PY="$SRCDIR/tests/osmo/vty.py"
 MATCH_PY="$SRCDIR/tests/osmo/match.py"
 MGCP_PY="$SRCDIR/tests/osmo/mgcp.py"
@@ -33,11 +37,12 @@ osmo_program() {
 	case $1 in
 	hlr) OSMO_BIN=osmo-hlr OSMO_IDENT=OsmoHLR OSMO_VTY=4258 ;;
 	mgw) OSMO_BIN=osmo-mgw OSMO_IDENT=OsmoMGW OSMO_VTY=4243 ;;
-	rebuilt) OSMO_BIN=$REBUILT OSMO_IDENT=OsmoRebuilt OSMO_VTY=$(free_tcp_port) ;;
-	*) bail "osmo_program: no program '$1' (hlr, mgw, rebuilt)" ;;
+	rebuilt | shim) OSMO_BIN=$REBUILT OSMO_IDENT=OsmoRebuilt OSMO_VTY=$(free_tcp_port) ;;
+	*) bail "osmo_program: no program '$1' (hlr, mgw, rebuilt, shim)" ;;
 	esac
 	need "$OSMO_BIN"
 	OSMO_LABEL=${OSMO_BIN##*/}
+	[ "$1" = shim ] && OSMO_LABEL="$OSMO_LABEL -n"
 	osmo_config >"$T/$OSMO_NAME.cfg"
 	OSMO_ROUND=0
 }
@@ -57,7 +62,7 @@ osmo_config() {
 	esac
 }
 
-# The real programs run under the shim; osmo-rebuilt links the target itself.
+# The real programs and osmo-rebuilt -n run under the shim; osmo-rebuilt links the target itself.
 osmo_start() {
 	local args=(-c "$T/$OSMO_NAME.cfg") shim=(LD_PRELOAD="$PRELOAD") deferred=
 
@@ -73,6 +78,7 @@ osmo_start() {
 	case $OSMO_NAME in
 	hlr) args+=(-l "$T/hlr.db") ;;
 	rebuilt) args+=(-v "$OSMO_VTY" ${deferred:+-d} ${deferred:+${OSMO_RING_SIZE:+-s $OSMO_RING_SIZE}}) shim=() ;;
+	shim) args+=(-v "$OSMO_VTY" -n) ;;
 	esac
 	# Where systemd runs, installing the packages started their services.
 	(exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null &&
@@ -166,7 +172,7 @@ osmo_activity() {
 			       "show subscriber imsi $imsi" "subscriber imsi $imsi delete")
 			;;
 		mgw) "$MGCP_PY" 2427 5 >/dev/null || return 1 ;;
-		rebuilt) vty enable "lines 40" >/dev/null || return 1 ;;
+		rebuilt | shim) vty enable "lines 40" >/dev/null || return 1 ;;
 		esac
 	done
 	[ "$OSMO_NAME" != hlr ] || vty "${cmds[@]}" >/dev/null

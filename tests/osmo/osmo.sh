@@ -73,12 +73,12 @@ osmo_start() {
 	env "${shim[@]}" "$@" "$OSMO_BIN" "${args[@]}" >"$T/$OSMO_NAME.out" 2>"$T/$OSMO_NAME.err" &
 	OSMO_PID=$!
 	OSMO_UP=1
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		kill -0 "$OSMO_PID" 2>/dev/null || bail "$OSMO_BIN exited at start: $(head -c 500 "$T/$OSMO_NAME.err")"
 		(exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null && return 0
 		sleep 0.1
 	done
-	bail "$OSMO_BIN: no VTY on port $OSMO_VTY after 10 s"
+	bail "$OSMO_BIN: no VTY on port $OSMO_VTY after 60 s"
 }
 
 # A daemonized program is not this shell's child: wait for it by its pid.

@@ -52,7 +52,8 @@ struct streams {
 	uint64_t sip_key[2];		/* random, so that no one can aim at a chain */
 	uint64_t next_index;
 	uint64_t evicted;
-	struct stream_counts gone;	/* counts of evicted streams */
+	struct stream_counts *sum;	/* over every stream ever seen: &own_sum, or streams_keep_totals()'s */
+	struct stream_counts own_sum;
 };
 
 #define ROTL(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
@@ -154,14 +155,17 @@ static void list_unlink(struct streams *st, int l, uint32_t i)
 		list->tail = k->prev;
 }
 
-static void counts_add(struct stream_counts *to, const struct stream_counts *c)
+/* What one datagram changed in its stream, into the sum; a count may also go
+ * down (a late arrival fills a gap), which unsigned arithmetic carries. */
+static void counts_step(struct stream_counts *sum, const struct stream_counts *before,
+			const struct stream_counts *after)
 {
-	to->received += c->received;
-	to->lost += c->lost;
-	to->reordered += c->reordered;
-	to->duplicates += c->duplicates;
-	to->restarts += c->restarts;
-	to->malformed += c->malformed;
+	sum->received += after->received - before->received;
+	sum->lost += after->lost - before->lost;
+	sum->reordered += after->reordered - before->reordered;
+	sum->duplicates += after->duplicates - before->duplicates;
+	sum->restarts += after->restarts - before->restarts;
+	sum->malformed += after->malformed - before->malformed;
 }
 
 struct streams *streams_new(size_t cap)
@@ -188,6 +192,7 @@ struct streams *streams_new(size_t cap)
 	memset(st->buckets, 0xff, buckets * sizeof(*st->buckets));
 	st->mask = buckets - 1;
 	st->cap = cap;
+	st->sum = &st->own_sum;
 	for (int l = 0; l < NLISTS; l++)
 		st->list[l] = (struct list){ NIL, NIL };
 	return st;
@@ -223,7 +228,6 @@ static uint32_t evict(struct streams *st)
 	*p = v->chain;
 	for (int l = 0; l < NLISTS; l++)
 		list_unlink(st, l, i);
-	counts_add(&st->gone, &v->s.counts);
 	st->evicted++;
 	return i;
 }
@@ -307,11 +311,9 @@ static bool keep_ident(struct slot *n, const struct wire_log *log)
 	return same;
 }
 
-struct stream *streams_account(struct streams *st, const struct sockaddr *src,
-			       enum wire_verdict verdict, const struct wire_log *log,
-			       const struct timespec *now, enum rx_delivery delivery, bool *repeat)
+static void account(struct slot *n, enum wire_verdict verdict, const struct wire_log *log,
+		    const struct timespec *now, enum rx_delivery delivery, bool *repeat)
 {
-	struct slot *n = lookup(st, src);
 	enum seq_event ev;
 	bool same_sender;
 	uint32_t lost;
@@ -321,19 +323,30 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 	n->s.counts.received++;
 	n->s.last_seen = *now;
 	if (verdict == WIRE_NOT_LOG)
-		return &n->s;	/* its frame_number is a GSM frame number, not ours */
+		return;	/* its frame_number is a GSM frame number, not ours */
 	if (verdict != WIRE_OK) {
 		n->s.counts.malformed++;
-		return &n->s;
+		return;
 	}
 	same_sender = keep_ident(n, log);
 	if (!log->seq)
-		return &n->s;
+		return;
 	ev = delivery == RX_FIRST ? seq_step(&n->s.seq, log->seq, same_sender, &lost) :
 	     seq_step_again(&n->s.seq, log->seq, same_sender, delivery == RX_LATE, &lost);
 	if (repeat)
 		*repeat = delivery != RX_FIRST && ev == SEQ_DUPLICATE;
 	count_seq(&n->s, ev, lost);
+}
+
+struct stream *streams_account(struct streams *st, const struct sockaddr *src,
+			       enum wire_verdict verdict, const struct wire_log *log,
+			       const struct timespec *now, enum rx_delivery delivery, bool *repeat)
+{
+	struct slot *n = lookup(st, src);
+	struct stream_counts before = n->s.counts;
+
+	account(n, verdict, log, now, delivery, repeat);
+	counts_step(st->sum, &before, &n->s.counts);
 	return &n->s;
 }
 
@@ -362,9 +375,13 @@ void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verd
 
 void streams_totals(const struct streams *st, struct stream_counts *out)
 {
-	*out = st->gone;
-	for (size_t i = 0; i < st->count; i++)
-		counts_add(out, &st->slots[i].s.counts);
+	*out = *st->sum;
+}
+
+void streams_keep_totals(struct streams *st, struct stream_counts *where)
+{
+	*where = *st->sum;
+	st->sum = where;
 }
 
 uint64_t streams_evicted(const struct streams *st)

@@ -64,8 +64,13 @@ const struct stream *streams_find(struct streams *st, const struct sockaddr *src
 void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verdict verdict,
 		  const struct wire_log *log);
 
-/*! Sum over every stream ever seen, evicted ones included. */
+/*! Sum over every stream ever seen, evicted ones included; kept as datagrams are
+ *  counted, so that it costs nothing to ask. */
 void streams_totals(const struct streams *st, struct stream_counts *out);
+
+/*! Keep that sum at \a where from now on (what it holds moves there): memory that
+ *  another process shares, so that it outlives this one. */
+void streams_keep_totals(struct streams *st, struct stream_counts *where);
 
 /*! Streams evicted to make room, and streams currently held. */
 uint64_t streams_evicted(const struct streams *st);

@@ -49,10 +49,14 @@ PY
 is "$(cat "$T/seqs")" "True $N" "frame_number runs 1..$N: the library's sequence, unchanged by the ring"
 
 # --- the hot path: no system call, no allocation ---
-strace -f -o "$T/trace" "$PRODUCER" -d "$SOCK" -n 1000 -p -m -i traced >"$T/p2.out" 2>/dev/null
-tid=$(grep 'getppid()' "$T/trace" | head -n 1 | awk '{ print $1 }')
-sed -n "/^$tid .*getppid()/,/^$tid .*getppid()/p" "$T/trace" | grep "^$tid " | sed '1d;$d' >"$T/region"
-is "$(grep -c 'getppid()' "$T/trace")" 2 "strace sees the two markers around 1000 deferred lines"
+# -ff: a file per thread (trace.TID), so that no other thread's calls cut one of its
+# lines in two (the "<unfinished ...>" and "resumed>" halves strace writes otherwise).
+mkdir "$T/trace"
+strace -f -ff -o "$T/trace/t" "$PRODUCER" -d "$SOCK" -n 1000 -p -m -i traced >"$T/p2.out" 2>/dev/null
+marked=$(grep -l '^getppid()' "$T"/trace/t.*)
+is "$(wc -w <<<"$marked")" 1 "one thread made the markers"
+sed -n '/^getppid()/,/^getppid()/p' $marked | sed '1d;$d' >"$T/region"
+is "$(cat $marked /dev/null | grep -c '^getppid()')" 2 "strace sees the two markers around 1000 deferred lines"
 # A thread's first line asks for its id once (gettid, then cached), as in direct mode.
 is "$(grep -c 'gettid()' "$T/region")" 1 "the logging thread's one gettid, for the id cached per thread"
 is "$(grep -vc 'gettid()' "$T/region")" 0 "and no other system call in 1000 lines (no futex, write or sendmsg)"

@@ -86,17 +86,17 @@ osmo_start() {
 	env "${shim[@]}" "$@" "$OSMO_BIN" "${args[@]}" >"$T/$OSMO_NAME.out" 2>"$T/$OSMO_NAME.err" &
 	OSMO_PID=$!
 	OSMO_UP=1
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		kill -0 "$OSMO_PID" 2>/dev/null || bail "$OSMO_BIN exited at start: $(head -c 500 "$T/$OSMO_NAME.err")"
 		(exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null && return 0
 		sleep 0.1
 	done
-	bail "$OSMO_BIN: no VTY on port $OSMO_VTY after 10 s"
+	bail "$OSMO_BIN: no VTY on port $OSMO_VTY after 60 s"
 }
 
 # osmo_daemon_up: the daemon a program forked (-D) once its VTY answers; sets OSMO_PID.
 osmo_daemon_up() {
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		OSMO_PID=$(pgrep -f -- "-c $T/$OSMO_NAME.cfg")
 		[ -n "$OSMO_PID" ] && (exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null && break
 		sleep 0.1

@@ -4,18 +4,15 @@
 # Uses the fixed port 4729, as `log gsmtap` does: not run in parallel with other 4729 tests.
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
+. "$SRCDIR/tests/capture.sh"
 need tshark capinfos dumpcap
 
-dumpcap -q -i lo -f "udp port 4729" -w "$T/dumpcap.pcapng" 2>"$T/dumpcap.err" &
-DUMPCAP=$!
-wait_for "$T/dumpcap.err" "Capturing on" || bail "dumpcap did not start: $(cat "$T/dumpcap.err")"
-sleep 0.5	# dumpcap announces itself a moment before its filter is in place
+start_dumpcap "$T/dumpcap.pcapng" "udp port 4729"
 start_logd -w "$T/out.pcapng" --text "$T/out.log"
 
 "$OSMO_SENDER" -n 50 -x
 ok $? "osmo-sender (libosmocore log_target_create_gsmtap, add_sink=true) ran"
-sleep 1
-kill -INT $DUMPCAP; wait $DUMPCAP
+stop_dumpcap
 stop_logd
 is "$LOGD_STATUS" 0 "gsmtap-logd exits 0 on SIGTERM"
 

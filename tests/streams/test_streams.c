@@ -285,6 +285,31 @@ static void least_recently_seen_goes(void)
 	streams_free(st);
 }
 
+/* The totals are kept as datagrams are counted, where streams_keep_totals() says
+ * (a --workers worker's shared memory): they move there whole and go on there,
+ * a late arrival that fills a gap taking its loss back from them too. */
+static void totals_kept_elsewhere(void)
+{
+	struct streams *st = streams_new(2);
+	struct sockaddr_storage a = v4(0x0a000001, 1), b = v4(0x0a000002, 1), c = v4(0x0a000003, 1);
+	struct stream_counts where = { .received = 999 }, total;
+
+	send_seq(st, &a, 1);
+	send_seq(st, &a, 4);
+	streams_keep_totals(st, &where);
+	ok(where.received == 2 && where.lost == 2, "the sum moves: received 2, lost 2");
+	send_seq(st, &a, 3);
+	ok(where.lost == 1 && where.reordered == 1, "a late 3 fills one of the gap: lost 1, reordered 1");
+	send_seq(st, &b, 1);
+	send_seq(st, &c, 1);
+	send_seq(st, &c, 3);
+	streams_totals(st, &total);
+	ok(!memcmp(&total, &where, sizeof(total)), "streams_totals() is the sum kept there");
+	ok(where.received == 6 && where.lost == 2 && streams_evicted(st) == 1,
+	   "after an eviction: received 6, lost 2, the evicted stream's counts kept");
+	streams_free(st);
+}
+
 static void spoofed_flood(void)
 {
 	struct streams *st = streams_new(1024);
@@ -407,6 +432,7 @@ int main(void)
 	keys();
 	eviction();
 	least_recently_seen_goes();
+	totals_kept_elsewhere();
 	spoofed_flood();
 	redeliveries();
 	bad_cap();

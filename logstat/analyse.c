@@ -77,6 +77,7 @@ static struct ls_stream *stream_of(struct analysis *a, const struct stream *s)
 	if (!ls)
 		return NULL;
 	ls->index = s->index;
+	ls->entry = s;
 	addr_format(ls->sender, sizeof(ls->sender), (const struct sockaddr *)&s->addr);
 	a->stream[a->n_streams++] = ls;
 	return ls;

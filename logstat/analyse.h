@@ -65,6 +65,7 @@ struct ls_held {
 /*! One sender (source address and port), as the collector and the plugin key streams. */
 struct ls_stream {
 	uint64_t index;			/*!< the collector's: 1, 2, ... in order of first appearance */
+	const struct stream *entry;	/*!< its place in the stream table, which another takes on eviction */
 	char sender[64];		/*!< "10.0.0.1:40001", "[2001:db8::1]:40003" */
 	char ident[WIRE_IDENT_LEN + 1];	/*!< the last ident seen */
 	struct stream_counts counts;	/*!< receiver/core/streams.c's accounting, every datagram */
@@ -122,6 +123,13 @@ struct analysis {
 	int64_t first_rx, last_rx;	/*!< of every datagram */
 	bool out_of_memory;
 };
+
+/*! Whether the stream table evicted \a s to make room (--max-streams): its counts
+ *  end there, and its sender, if it came back, is a stream of its own. */
+static inline bool ls_stream_evicted(const struct ls_stream *s)
+{
+	return s->entry->index != s->index;
+}
 
 /*! \returns -1 with the reason in \a err */
 int analysis_init(struct analysis *a, const struct ls_options *opt, char *err, size_t errlen);

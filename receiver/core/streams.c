@@ -41,6 +41,7 @@ struct slot {
 	uint32_t chain;			/* next slot in that chain */
 	struct link link[NLISTS];
 	uint8_t ident_len;		/* a wire_str may hold NULs: strlen(s.ident) is not this */
+	bool known_held;		/* s.seq.held came through streams_know(): never counted here */
 };
 
 struct streams {
@@ -348,6 +349,10 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 		seq_step_again(&n->s.seq, log->seq, same_sender, delivery == RX_LATE, &n->s.step);
 	if (repeat)
 		*repeat = delivery != RX_FIRST && n->s.step.event == SEQ_DUPLICATE;
+	/* A restart at a number an earlier run recorded is that run's to count. */
+	if (n->known_held)
+		n->s.step.retract = SEQ_NONE;
+	n->known_held = false;
 	count_seq(&n->s.counts, &n->s.step);
 	return &n->s;
 }
@@ -362,6 +367,7 @@ void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verd
 		return;
 	n = lookup(st, src);
 	seq_step(&n->s.seq, log->seq, keep_ident(n, log), &r);
+	n->known_held = r.held;
 }
 
 void streams_totals(const struct streams *st, struct stream_counts *out)

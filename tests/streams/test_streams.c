@@ -418,6 +418,21 @@ static void redeliveries(void)
 	is_int(s->counts.received, 4400 + 151, "only what arrived in this run is counted");
 	streams_free(st);
 
+	/* The earlier run recorded 1..500 and then the sender's restart at 1, which
+	 * this run's first line, 2, shows: that restart and what the 1 looked like
+	 * alone were never counted here, so nothing is taken back. */
+	st = streams_new(16);
+	for (uint32_t i = 1; i <= 501; i++) {
+		struct wire_log log = { .seq = i <= 500 ? i : 1, .pid = 4242, .ident = S("OsmoBTS") };
+
+		streams_know(st, (const struct sockaddr *)&src, WIRE_OK, &log);
+	}
+	s = send_seq(st, &src, 2);
+	is_int(s->counts.duplicates, 0, "a restart the earlier run recorded: no duplicate taken back below 0");
+	is_int(s->counts.restarts + s->counts.reordered + s->counts.lost, 0, "and nothing counted in this run");
+	is_int(s->seq.last, 2, "and the sequence goes on from the restart");
+	streams_free(st);
+
 	/* More gaps than SEQ_GAPS: the first is forgotten.  Delivered again, its number
 	 * is taken for a repeat, unless the input knows it was never recorded (its first
 	 * delivery was lost on the way: RX_LATE). */

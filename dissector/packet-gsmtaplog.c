@@ -213,7 +213,7 @@ static void analyse_seq(struct stream_state *s, struct gtl_frame *fr, guint32 nu
 		return;
 	fr->flags |= GTL_HAS_SEQ;
 	seq_step(&s->seq, fr->seq, same_sender, &r);
-	if (r.retract != SEQ_NONE) {
+	if (r.retract != SEQ_NONE && s->held) {
 		fr->retracted = s->held->flags & GTL_SEQ_VERDICT;
 		fr->restart_at = s->held_num;
 		held_was_restart(s);

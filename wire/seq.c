@@ -89,8 +89,8 @@ static enum seq_event advance(struct seq_state *s, uint32_t seq, uint32_t ahead,
 	return SEQ_NEXT;
 }
 
-/* Rule 4: a number \a behind the highest (1 .. SEQ_MOD - 1).  \a again: a
- * redelivery whose source knows it never recorded it. */
+/* Rule 4: a number \a behind the highest (1 .. SEQ_MOD - 1).  \a never_recorded:
+ * a redelivery whose source knows it never recorded it (seq_step_again()). */
 static enum seq_event late(struct seq_state *s, uint32_t seq, uint32_t behind, bool never_recorded)
 {
 	uint64_t pos, bit, *word;
@@ -137,7 +137,8 @@ void seq_step(struct seq_state *s, uint32_t seq, bool same_sender, struct seq_re
 		seq_start(s, seq);
 		return;
 	}
-	if (held && seq_ahead(held, seq) >= 1 && seq_ahead(held, seq) <= WINDOW && !continues(s, seq)) {
+	ahead = held ? seq_ahead(held, seq) : 0;
+	if (ahead >= 1 && ahead <= WINDOW && !continues(s, seq)) {
 		r->retract = (enum seq_event)s->held_event;
 		seq_start(s, held);
 	}

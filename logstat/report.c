@@ -190,7 +190,8 @@ static void text_stream(const struct ls_stream *s, const struct ls_thread *const
 
 	char name[WIRE_IDENT_LEN * 4 + 1];
 
-	fprintf(out, "\nStream %" PRIu64 " %s ident %s\n", s->index, s->sender, name_of(s->ident, name, sizeof(name)));
+	fprintf(out, "\nStream %" PRIu64 " %s ident %s%s\n", s->index, s->sender, name_of(s->ident, name, sizeof(name)),
+		ls_stream_evicted(s) ? " (evicted)" : "");
 	fprintf(out, " datagrams %" PRIu64 "  lines %" PRIu64 "  lost %" PRIu64 "  reordered %" PRIu64
 		"  duplicates %" PRIu64 "  restarts %" PRIu64 "  malformed %" PRIu64 "\n",
 		s->counts.received, s->lines, s->counts.lost, s->counts.reordered, s->counts.duplicates,
@@ -271,6 +272,10 @@ void report_text(FILE *out, const struct analysis *a, const struct run_info *run
 	report_text_frames(out, a, run);
 	if (run->filter)
 		fprintf(out, " filter: %s\n", run->filter);
+	if (streams_evicted(a->table))
+		fprintf(out, " evicted %" PRIu64 " streams: more than %zu senders at once (--max-streams); a sender "
+			"that came back is a new stream, and what it lost across that is not counted\n",
+			streams_evicted(a->table), a->opt.max_streams);
 	report_foreach_stream(a, run, text_stream, out);
 	if (a->n_streams > 1) {
 		fputs("\nAll streams\n", out);

@@ -41,6 +41,7 @@ struct slot {
 	uint32_t chain;			/* next slot in that chain */
 	struct link link[NLISTS];
 	uint8_t ident_len;		/* a wire_str may hold NULs: strlen(s.ident) is not this */
+	bool known_held;		/* s.seq.held came through streams_know(): never counted here */
 };
 
 struct streams {
@@ -265,13 +266,27 @@ static struct slot *lookup(struct streams *st, const struct sockaddr *src)
 	return n;
 }
 
-static void count_seq(struct stream *s, enum seq_event ev, uint32_t lost)
+/* Count one step's verdicts (seq.h): what it takes back first, then its own. */
+static void count_seq(struct stream_counts *c, const struct seq_result *r)
 {
-	struct stream_counts *c = &s->counts;
-
-	switch (ev) {
+	switch (r->retract) {
+	case SEQ_FILLED:
+		c->lost++;
+		/* fall through */
+	case SEQ_LATE:
+		c->reordered--;
+		c->restarts++;
+		break;
+	case SEQ_DUPLICATE:
+		c->duplicates--;
+		c->restarts++;
+		break;
+	default:
+		break;
+	}
+	switch (r->event) {
 	case SEQ_NEXT:
-		c->lost += lost;
+		c->lost += r->lost;
 		break;
 	case SEQ_FILLED:
 		/* It was counted lost in the gap it left, unless the gap was in what an
@@ -289,7 +304,7 @@ static void count_seq(struct stream *s, enum seq_event ev, uint32_t lost)
 	case SEQ_RESTART:
 		c->restarts++;
 		break;
-	case SEQ_FIRST:
+	default:
 		break;
 	}
 }
@@ -314,12 +329,11 @@ static bool keep_ident(struct slot *n, const struct wire_log *log)
 static void account(struct slot *n, enum wire_verdict verdict, const struct wire_log *log,
 		    const struct timespec *now, enum rx_delivery delivery, bool *repeat)
 {
-	enum seq_event ev;
 	bool same_sender;
-	uint32_t lost;
 
 	if (repeat)
 		*repeat = false;
+	n->s.step = (struct seq_result){ .event = SEQ_NONE };
 	n->s.counts.received++;
 	n->s.last_seen = *now;
 	if (verdict == WIRE_NOT_LOG)
@@ -331,11 +345,17 @@ static void account(struct slot *n, enum wire_verdict verdict, const struct wire
 	same_sender = keep_ident(n, log);
 	if (!log->seq)
 		return;
-	ev = delivery == RX_FIRST ? seq_step(&n->s.seq, log->seq, same_sender, &lost) :
-	     seq_step_again(&n->s.seq, log->seq, same_sender, delivery == RX_LATE, &lost);
+	if (delivery == RX_FIRST)
+		seq_step(&n->s.seq, log->seq, same_sender, &n->s.step);
+	else
+		seq_step_again(&n->s.seq, log->seq, same_sender, delivery == RX_LATE, &n->s.step);
 	if (repeat)
-		*repeat = delivery != RX_FIRST && ev == SEQ_DUPLICATE;
-	count_seq(&n->s, ev, lost);
+		*repeat = delivery != RX_FIRST && n->s.step.event == SEQ_DUPLICATE;
+	/* A restart at a number an earlier run recorded is that run's to count. */
+	if (n->known_held)
+		n->s.step.retract = SEQ_NONE;
+	n->known_held = false;
+	count_seq(&n->s.counts, &n->s.step);
 }
 
 struct stream *streams_account(struct streams *st, const struct sockaddr *src,
@@ -365,12 +385,13 @@ void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verd
 		  const struct wire_log *log)
 {
 	struct slot *n;
-	uint32_t lost;
+	struct seq_result r;
 
 	if (verdict != WIRE_OK || !log->seq)
 		return;
 	n = lookup(st, src);
-	seq_step(&n->s.seq, log->seq, keep_ident(n, log), &lost);
+	seq_step(&n->s.seq, log->seq, keep_ident(n, log), &r);
+	n->known_held = r.held;
 }
 
 void streams_totals(const struct streams *st, struct stream_counts *out)

@@ -18,7 +18,7 @@ struct stream_counts {
 	uint64_t received;	/*!< datagrams seen, well-formed or not */
 	uint64_t lost;		/*!< sequence numbers never seen (gaps minus late arrivals) */
 	uint64_t reordered;	/*!< arrived after a higher sequence number */
-	uint64_t duplicates;	/*!< same sequence number as the one before */
+	uint64_t duplicates;	/*!< a sequence number that had arrived already */
 	uint64_t restarts;	/*!< the sequence started again (sender reopened) */
 	uint64_t malformed;	/*!< not a decodable GSMTAP datagram */
 };
@@ -29,6 +29,7 @@ struct stream {
 	uint64_t index;			/*!< 1, 2, ... in order of first appearance; never reused */
 	struct stream_counts counts;
 	struct seq_state seq;		/*!< sequence accounting; seq.last is the highest seen, 0 before the first */
+	struct seq_result step;		/*!< what the last datagram's number was (event SEQ_NONE: it had none) */
 	char ident[WIRE_IDENT_LEN + 1];	/*!< last ident seen, for reports */
 	uint32_t pid;			/*!< last pid seen */
 	struct timespec last_seen;

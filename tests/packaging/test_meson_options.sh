@@ -23,7 +23,7 @@ is $? 0 "it builds"
 meson test -C "$T/lib" --num-processes 1 >"$T/lib.test" 2>&1
 is $? 0 "its tests pass"
 is "$(python3 -c 'import json, sys; print(" ".join(sorted(json.loads(l)["name"].split(" / ")[-1] + "=" + json.loads(l)["result"] for l in open(sys.argv[1]))))' "$T/lib/meson-logs/testlog.json")" \
-	"test_sender_abi=OK test_sender_faults=OK test_sender_never_stalls=OK test_sender_wire=OK test_timing=OK test_tscclock=OK test_wire_codec=OK" \
+	"test_sender_abi=OK test_sender_faults=OK test_sender_never_stalls=OK test_sender_wire=OK test_seq=OK test_timing=OK test_tscclock=OK test_wire_codec=OK" \
 	"the library's own tests ran: the sender's contract and the wire codec"
 meson install -C "$T/lib" --destdir "$T/lib-root" --no-rebuild >"$T/lib.install" 2>&1
 is "$(cd "$T/lib-root/usr/local" && find . \( -type f -o -type l \) | sed 's|^\./||; s|/x86_64-linux-gnu||' | grep -v '^share/man/man3/' | sort | tr '\n' ' ')" \

@@ -49,24 +49,31 @@ PY
 is "$(cat "$T/seqs")" "True $N" "frame_number runs 1..$N: the library's sequence, unchanged by the ring"
 
 # --- the hot path: no system call, no allocation ---
-# -ff: a file per thread (trace.TID), so that no other thread's calls cut one of its
+# -ff: a file per thread (DIR/t.TID), so that no other thread's calls cut one of its
 # lines in two (the "<unfinished ...>" and "resumed>" halves strace writes otherwise).
-mkdir "$T/trace"
-strace -f -ff -o "$T/trace/t" "$PRODUCER" -d "$SOCK" -n 1000 -p -m -i traced >"$T/p2.out" 2>/dev/null
-marked=$(grep -l '^getppid()' "$T"/trace/t.*)
-is "$(wc -w <<<"$marked")" 1 "one thread made the markers"
-sed -n '/^getppid()/,/^getppid()/p' $marked | sed '1d;$d' >"$T/region"
-is "$(cat $marked /dev/null | grep -c '^getppid()')" 2 "strace sees the two markers around 1000 deferred lines"
+# traced_region DIR OUT ARGS...: run the producer under strace; DIR/region gets the
+# marking thread's calls between its two getppid() markers, DIR/markers their count.
+traced_region() {
+	local dir=$1 out=$2 marked
+	shift 2
+	mkdir "$dir"
+	strace -f -ff -o "$dir/t" "$PRODUCER" "$@" >"$out" 2>/dev/null
+	marked=$(grep -l '^getppid()' "$dir"/t.*)
+	wc -w <<<"$marked" >"$dir/threads"
+	cat $marked /dev/null | grep -c '^getppid()' >"$dir/markers"
+	sed -n '/^getppid()/,/^getppid()/p' $marked /dev/null | sed '1d;$d' >"$dir/region"
+}
+traced_region "$T/trace" "$T/p2.out" -d "$SOCK" -n 1000 -p -m -i traced
+is "$(cat "$T/trace/threads")" 1 "one thread made the markers"
+is "$(cat "$T/trace/markers")" 2 "strace sees the two markers around 1000 deferred lines"
 # A thread's first line asks for its id once (gettid, then cached), as in direct mode.
-is "$(grep -c 'gettid()' "$T/region")" 1 "the logging thread's one gettid, for the id cached per thread"
-is "$(grep -vc 'gettid()' "$T/region")" 0 "and no other system call in 1000 lines (no futex, write or sendmsg)"
+is "$(grep -c 'gettid()' "$T/trace/region")" 1 "the logging thread's one gettid, for the id cached per thread"
+is "$(grep -vc 'gettid()' "$T/trace/region")" 0 "and no other system call in 1000 lines (no futex, write or sendmsg)"
 is "$(sed -n 's/^mallocs //p' "$T/p2.out")" 0 "and no heap allocation"
 is "$(stat "$T/p2.out" sent)" 1000 "all 1000 were published"
 # The same, each line formatted into the ring in place (gsmtaplog_printf).
-strace -f -o "$T/trace" "$PRODUCER" -d "$SOCK" -n 1000 -p -m -v -i tracedv >"$T/p2v.out" 2>/dev/null
-tid=$(grep 'getppid()' "$T/trace" | head -n 1 | awk '{ print $1 }')
-sed -n "/^$tid .*getppid()/,/^$tid .*getppid()/p" "$T/trace" | grep "^$tid " | sed '1d;$d' >"$T/region"
-is "$(grep -vc 'gettid()' "$T/region"):$(sed -n 's/^mallocs //p' "$T/p2v.out"):$(stat "$T/p2v.out" sent)" "0:0:1000" \
+traced_region "$T/tracev" "$T/p2v.out" -d "$SOCK" -n 1000 -p -m -v -i tracedv
+is "$(cat "$T/tracev/markers"):$(grep -vc 'gettid()' "$T/tracev/region"):$(sed -n 's/^mallocs //p' "$T/p2v.out"):$(stat "$T/p2v.out" sent)" "2:0:0:1000" \
 	"formatted in place: no system call but the one gettid, no heap allocation, all 1000 published"
 
 # --- two rings at once ---

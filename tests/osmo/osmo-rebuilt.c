@@ -106,30 +106,40 @@ DEFUN(lines, lines_cmd, "lines <1-1000000>", "Log lines\n" "How many\n")
 struct thread_job {
 	pthread_t id;
 	int number, lines;
+	pthread_barrier_t *all_logged;
 };
 
+/* A thread's lane is free again when it ends: without the barrier, on a loaded
+ * machine one thread could end before another's first line and hand it its lane,
+ * and "a lane per thread" would depend on the scheduler. */
 static void *thread_cb(void *arg)
 {
 	const struct thread_job *job = arg;
 
 	for (int i = 0; i < job->lines; i++)
 		LOGP(i % 2 ? DRSL : DMAIN, LOGL_INFO, "thread %d line %d\n", job->number, i);
+	pthread_barrier_wait(job->all_logged);
 	return NULL;
 }
 
 DEFUN(threads, threads_cmd, "threads <1-16> <1-1000000>", "Log from threads\n" "How many threads\n" "Lines each\n")
 {
 	struct thread_job jobs[16];
+	pthread_barrier_t all_logged;
 	int n = atoi(argv[0]);
 
 	log_enable_multithread();
+	pthread_barrier_init(&all_logged, NULL, n);
 	for (int t = 0; t < n; t++) {
-		jobs[t] = (struct thread_job){ .number = t, .lines = atoi(argv[1]) };
-		if (pthread_create(&jobs[t].id, NULL, thread_cb, &jobs[t]))
-			n = t;
+		jobs[t] = (struct thread_job){ .number = t, .lines = atoi(argv[1]), .all_logged = &all_logged };
+		if (pthread_create(&jobs[t].id, NULL, thread_cb, &jobs[t])) {
+			vty_out(vty, "%% cannot start thread %d%s", t, VTY_NEWLINE);
+			exit(1);	/* the started ones wait for it at the barrier */
+		}
 	}
 	for (int t = 0; t < n; t++)
 		pthread_join(jobs[t].id, NULL);
+	pthread_barrier_destroy(&all_logged);
 	vty_out(vty, "%d threads done%s", n, VTY_NEWLINE);
 	return CMD_SUCCESS;
 }

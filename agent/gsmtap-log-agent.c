@@ -16,7 +16,6 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 #include <unistd.h>
 
 #include "drain.h"
+#include "signals.h"
 #include "wire.h"
 
 #define PREFIX		"gsmtap-log-agent: "
@@ -80,8 +80,6 @@ static struct {
 	struct shmring_cursor before[BATCH];
 } agent = { .port = "4729", .socket_path = SHMRING_SOCKET };
 
-static volatile sig_atomic_t got_term, got_hup, got_usr1;
-static sigset_t wait_mask;
 static int err_fd = STDERR_FILENO;
 
 /* One line on standard error, never waiting for a slow reader (it is dropped then). */
@@ -114,36 +112,6 @@ static void fatal(int status, const char *fmt, ...)
 	va_end(ap);
 	say("%s", msg);
 	exit(status);
-}
-
-static void signal_cb(int sig)
-{
-	if (sig == SIGHUP)
-		got_hup = 1;
-	else if (sig == SIGUSR1)
-		got_usr1 = 1;
-	else
-		got_term = 1;
-}
-
-/* As gsmtap-logd: handlers only set flags, and signals come in only while waiting. */
-static void take_signals(void)
-{
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
-	struct sigaction sa = { .sa_handler = signal_cb };
-	sigset_t block;
-
-	sigemptyset(&block);
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		if (sigaction(sigs[i], &sa, NULL))
-			fatal(EXIT_FATAL, "cannot take over the signals: %s", strerror(errno));
-		sigaddset(&block, sigs[i]);
-	}
-	signal(SIGPIPE, SIG_IGN);
-	sigprocmask(SIG_BLOCK, &block, &wait_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigdelset(&wait_mask, sigs[i]);
 }
 
 /* ---- the collector ---- */
@@ -385,19 +353,18 @@ static void run(void)
 {
 	struct pollfd pfd = { .fd = drain_fd(agent.drain), .events = POLLIN };
 	time_t next_stats = agent.stats_interval ? time(NULL) + agent.stats_interval : 0;
-	const struct timespec wait = { WAIT_MS / 1000, (WAIT_MS % 1000) * 1000000 };
+	unsigned int sigs = 0;
 	uint64_t deadline;
 
-	while (!got_term) {
-		ppoll(&pfd, 1, &wait, &wait_mask);
+	while (!(sigs & SIGNALS_TERM)) {
+		signals_ppoll(&pfd, 1, WAIT_MS);
 		pump(16);
-		if (got_hup) {
-			got_hup = 0;
+		sigs = signals_taken();
+		if (sigs & SIGNALS_HUP) {
 			if (resolve() == 0)
 				drain_foreach(agent.drain, reconnect_cb, NULL);
 		}
-		if (got_usr1 || (next_stats && time(NULL) >= next_stats)) {
-			got_usr1 = 0;
+		if ((sigs & SIGNALS_USR1) || (next_stats && time(NULL) >= next_stats)) {
 			if (next_stats)
 				next_stats = time(NULL) + agent.stats_interval;
 			summary();
@@ -454,7 +421,8 @@ int main(int argc, char **argv)
 	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0)
 		err_fd = fd;
-	take_signals();
+	if (signals_take())
+		fatal(EXIT_FATAL, "cannot take over the signals: %s", strerror(errno));
 	if (resolve())
 		exit(EXIT_FATAL);
 	dc.path = agent.socket_path;

@@ -657,14 +657,10 @@ static size_t read_ring(struct ring *r, size_t budget, drain_line_cb cb, void *c
  * drainer before us, which noted it in the ring). */
 static void count_drops(struct lane *l)
 {
-	struct shmring_header *h = l->pub.rd.hdr_rw;
-	uint64_t dropped = atomic_load_explicit(&h->dropped, memory_order_relaxed);
+	uint64_t more = shmring_new_drops(&l->pub.rd, &l->drops_counted);
 
-	/* A count that goes backwards is the producer's nonsense: start again from it. */
-	if (dropped - l->drops_counted < (1ull << 62))
-		l->pub.ring_drops += dropped - l->drops_counted;
-	l->drops_counted = dropped;
-	atomic_store_explicit(&h->drops_seen, dropped, memory_order_relaxed);
+	l->pub.ring_drops = drain_sat_add(l->pub.ring_drops, more);
+	atomic_store_explicit(&l->pub.rd.hdr_rw->drops_seen, l->drops_counted, memory_order_relaxed);
 }
 
 /* Give a ring's read lines back to its producer, and take in its drops. */
@@ -685,10 +681,10 @@ static void add_counts(struct drain_counts *c, const struct ring *r)
 
 		if (!l->shown)
 			continue;
-		c->lines += l->pub.lines;
-		c->ring_drops += l->pub.ring_drops;
-		c->abandoned += l->pub.rd.cur.abandoned;
-		c->corrupt += l->pub.rd.cur.corrupt;
+		c->lines = drain_sat_add(c->lines, l->pub.lines);
+		c->ring_drops = drain_sat_add(c->ring_drops, l->pub.ring_drops);
+		c->abandoned = drain_sat_add(c->abandoned, l->pub.rd.cur.abandoned);
+		c->corrupt = drain_sat_add(c->corrupt, l->pub.rd.cur.corrupt);
 		c->lanes++;
 	}
 }

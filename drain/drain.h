@@ -29,6 +29,12 @@
 
 struct drain;
 
+/*! a + b, or UINT64_MAX where that would wrap: a hostile ring's counts may be anything. */
+static inline uint64_t drain_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 /*! One lane of an attached ring, as the drainer's user sees it: a stream of
  *  its own (a producer has a lane per logging thread, shmring.h). */
 struct drain_ring {

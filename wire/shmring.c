@@ -297,6 +297,24 @@ void shmring_release(struct shmring_reader *r)
 	atomic_store_explicit(&r->hdr_rw->tail, shmring_pack(r->cur.idx, r->cur.pos), memory_order_release);
 }
 
+/* A producer numbers a line (head[0]) and reserves its slot (head[1]) or,
+ * with no room, counts it in `dropped`, in that order: at any moment
+ * dropped <= lines - slots reserved.  Read in the opposite order, the bound
+ * holds for what was read, whatever threads the lane has; the slot index is
+ * the low 32 bits of the slots reserved, which only widens the bound. */
+uint64_t shmring_new_drops(const struct shmring_reader *r, uint64_t *counted)
+{
+	uint64_t dropped = atomic_load_explicit(&r->hdr->dropped, memory_order_acquire);
+	uint32_t pos, idx = head_idx(r, &pos);
+	uint64_t lines = __atomic_load_n(&r->hdr->head[0], __ATOMIC_ACQUIRE);
+	uint64_t can = lines >= idx ? lines - idx : 0;
+	uint64_t now = dropped < can ? dropped : can;
+	uint64_t more = now > *counted ? now - *counted : 0;
+
+	*counted += more;
+	return more;
+}
+
 void shmring_line_to_wire(const struct shmring_reader *r, const struct shmring_line *line,
 			  struct wire_log *log)
 {

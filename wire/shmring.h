@@ -451,6 +451,13 @@ enum shmring_status shmring_read(struct shmring_reader *r, struct shmring_line *
 /*! Give what the cursor has passed back to the producer. */
 void shmring_release(struct shmring_reader *r);
 
+/*! The lines the lane's producer dropped (its ring was full) that \a *counted
+ *  does not hold yet: `dropped` as it reads now, but never more than the lane
+ *  can have dropped (the lines it numbered less the slots it reserved), and
+ *  never backwards.  \a *counted moves on by the lines returned, which a
+ *  caller adds up saturating. */
+uint64_t shmring_new_drops(const struct shmring_reader *r, uint64_t *counted);
+
 /*! Fill \a log (as wire_decode() would from the datagram) from \a line: the
  *  names point into \a line and \a r, the text into the ring. */
 void shmring_line_to_wire(const struct shmring_reader *r, const struct shmring_line *line,

@@ -93,7 +93,7 @@ static void shm_stats(const struct input *in, struct input_stats *out)
 
 	drain_counts(s->drain, &c);
 	*out = (struct input_stats){ .delivered = s->delivered, .kernel_drops = c.ring_drops,
-				     .lost = c.abandoned + c.corrupt };
+				     .lost = drain_sat_add(c.abandoned, c.corrupt) };
 }
 
 static void shm_describe(const struct input *in, char *buf, size_t room)

@@ -19,6 +19,10 @@
  *   badlayout a ring of an unknown layout
  *   v1        lines 1..5 in a ring of version 1, as libgsmtaplog 0.2.0 made them
  *             (one lane, CLOCK_REALTIME), offered with a version 1 hello; exits
+ *   drops     lines 1..7 published and 8..10 dropped (numbered, no room), then its
+ *             `dropped` counter set to 4600000000000000000 (just below 2^62); exits
+ *   hugedrops two lanes, each saying it numbered and dropped 0xc000000000000000
+ *             lines, one line published in each; exits
  * Prints "answer N" (the drainer's errno, 0 if it took the ring), then for
  * stuck and garbage "ready", and waits for a signal (stuck -x: exits).
  */
@@ -230,6 +234,31 @@ int main(int argc, char **argv)
 			line(&p, true);
 		hello_version = 1;
 		raw_hello(fd, 1);
+	} else if (!strcmp(mode, "drops")) {
+		struct shmring_claim c;
+
+		fd = make_ring(&p);
+		for (int i = 1; i <= 7; i++)
+			line(&p, true);
+		for (int i = 8; i <= 10; i++)
+			shmring_reserve(&p, 0, &c);
+		atomic_store(&p.hdr->dropped, 4600000000000000000ull);
+		offer(fd, shmring_total_len(DATA));
+	} else if (!strcmp(mode, "hugedrops")) {
+		size_t each = shmring_total_len(DATA);
+
+		fd = make_lanes(&p, 2);
+		for (unsigned int k = 0; k < 2; k++) {
+			struct shmring_producer lane = p;
+
+			lane.hdr = (struct shmring_header *)((uint8_t *)p.hdr + k * each);
+			lane.slots = (struct shmring_slot *)((uint8_t *)p.slots + k * each);
+			lane.data = p.data + k * each;
+			line(&lane, true);
+			lane.hdr->head[0] = 0xc000000000000000ull;
+			atomic_store(&lane.hdr->dropped, 0xc000000000000000ull);
+		}
+		offer_lanes(fd, each * 2, 2);
 	} else if (!strcmp(mode, "badlayout")) {
 		fd = make_ring(&p);
 		p.hdr->layout = 6;

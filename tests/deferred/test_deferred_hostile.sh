@@ -75,6 +75,38 @@ is "$("$RING_TOOL" v1 "$SOCK")" "answer 0" "a version 1 ring is taken"
 wait_lines "$T/h.txt" $((before + 5))
 is "$(grep -c 'ring-tool line' "$T/h.txt")" $((before + 5)) "and its five lines are written"
 
+# --- counters that lie: a ring's drops never exceed what it numbered, and sums saturate ---
+# wait_ended N: until the collector has let N rings go in all.
+wait_ended() {
+	for _ in $(seq 100); do
+		summary_after_usr1
+		[ "$(input_summary "$SOCK" ended)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+summary_after_usr1
+ended=$(input_summary "$SOCK" ended)
+for k in 1 2 3; do
+	is "$("$RING_TOOL" drops "$SOCK")" "answer 0" \
+		"ring $k of 7 lines published and 3 dropped, whose counter says 4600000000000000000 dropped"
+done
+wait_ended $((ended + 3))
+is "$(input_summary "$SOCK" ring_drops) $(summary kernel_drops)" "9 9" \
+	"counted: the 3 each can have dropped (10 numbered, 7 reserved), not 1.38e19 in all"
+is "$("$RING_TOOL" hugedrops "$SOCK")" "answer 0" "two lanes, each saying it numbered and dropped 0xc000000000000000 lines"
+wait_ended $((ended + 4))
+is "$(input_summary "$SOCK" ring_drops) $(summary kernel_drops)" "18446744073709551615 18446744073709551615" \
+	"their sum stays at the largest count (saturated), never wrapping round to a small one"
+PORT=$(free_udp_port)
+start_agent -c "127.0.0.1:$PORT" -s "$T/agent.sock"
+"$RING_TOOL" drops "$T/agent.sock" >/dev/null
+wait_for "$T/agent.err" 'ring of ring-tool .* let go' || bail "the agent did not let the ring go"
+kill -USR1 "$AGENT_PID"
+wait_for "$T/agent.err" 'gsmtap-log-agent: rings=' || bail "no summary from the agent"
+is "$(agent_summary ring_drops)" 3 "the agent counts the same 3 (the drain is the collector's)"
+stop_agent
+
 # --- another user ---
 "$PRODUCER" -d "$SOCK" -n 100000000 -r 1000 -p -i private >"$T/private.out" 2>"$T/private.err" &
 PRIVATE_PID=$!

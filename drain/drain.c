@@ -13,11 +13,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "drain.h"
+#include "rendezvous.h"
 #include "tscclock.h"
 
 /* The poll timer: fast while lines come, slower while the rings are idle,
@@ -72,7 +72,7 @@ struct ring {
 
 struct drain {
 	int ep, listen_fd, timer_fd;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct rendezvous rv;		/*!< the socket producers offer on; listen_fd is its */
 	struct ring **rings;		/*!< connections and rings, max_rings of them */
 	size_t n;
 	unsigned int max_rings;
@@ -83,7 +83,6 @@ struct drain {
 	uint16_t next_port;
 	uint64_t tick_ns;
 	bool found;			/*!< lines were read since the last tick */
-	bool bound;			/*!< the socket file is ours to remove */
 	struct tscclock clock;		/*!< for lanes stamped with the TSC */
 	struct tag listen_tag, timer_tag;
 };
@@ -116,75 +115,17 @@ static void set_tick(struct drain *d, uint64_t ns)
 
 /* ---- listening ---- */
 
-/* A socket file left by a drainer that died is replaced; one that a live
- * drainer answers on is not taken from it. */
-static int clear_path(const char *path, char *err)
+static int listen_on(struct drain *d, const char *path, char *err)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, rc;
+	char why[RENDEZVOUS_ERR_MAX];
+	int rc = rendezvous_listen(&d->rv, path, 64, why);
 
-	if (lstat(path, &st)) {
-		if (errno == ENOENT)
-			return 0;
-		snprintf(err, DRAIN_ERR_MAX, "cannot use %s: %s", path, strerror(errno));
+	if (rc) {
+		snprintf(err, DRAIN_ERR_MAX, "%s", why);
+		errno = -rc;
 		return -1;
 	}
-	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, DRAIN_ERR_MAX, "%s exists and is not a socket", path);
-		errno = EEXIST;
-		return -1;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	rc = fd >= 0 ? connect(fd, (struct sockaddr *)&sa, sizeof(sa)) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (rc == 0) {
-		snprintf(err, DRAIN_ERR_MAX, "another drainer listens on %s", path);
-		errno = EADDRINUSE;
-		return -1;
-	}
-	if (unlink(path)) {
-		snprintf(err, DRAIN_ERR_MAX, "cannot replace the stale socket %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* The socket's directory, made if missing (one level, as /run/gsmtaplog). */
-static void make_parent(const char *path)
-{
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *slash;
-
-	strcpy(dir, path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-	}
-}
-
-static int listen_on(struct drain *d, char *err)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-
-	if (strlen(d->path) >= sizeof(sa.sun_path) || !*d->path) {
-		snprintf(err, DRAIN_ERR_MAX, "socket path '%s' is empty or too long", d->path);
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	make_parent(d->path);
-	if (clear_path(d->path, err))
-		return -1;
-	strcpy(sa.sun_path, d->path);
-	d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (d->listen_fd < 0 || bind(d->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    !(d->bound = true) || chmod(d->path, 0666) || listen(d->listen_fd, 64)) {
-		snprintf(err, DRAIN_ERR_MAX, "cannot listen on %s: %s", d->path, strerror(errno));
-		return -1;
-	}
+	d->listen_fd = d->rv.fd;
 	return 0;
 }
 
@@ -198,16 +139,16 @@ struct drain *drain_open(const struct drain_config *cfg, char *err)
 		return NULL;
 	}
 	*d = (struct drain){ .ep = -1, .listen_fd = -1, .timer_fd = -1, .hooks = cfg->hooks, .next_port = 1,
+			     .rv = { .fd = -1, .dir_fd = -1 },
 			     .max_rings = cfg->max_rings ? cfg->max_rings : DRAIN_RINGS_MAX,
 			     .abandon_ns = cfg->abandon_ns ? cfg->abandon_ns : DRAIN_ABANDON_NS,
 			     .listen_tag = { TAG_LISTEN, NULL }, .timer_tag = { TAG_TIMER, NULL } };
-	snprintf(d->path, sizeof(d->path), "%s", cfg->path ? cfg->path : "");
 	d->rings = calloc(d->max_rings, sizeof(*d->rings));
 	if (!d->rings) {
 		snprintf(err, DRAIN_ERR_MAX, "out of memory");
 		goto fail;
 	}
-	if (listen_on(d, err))
+	if (listen_on(d, cfg->path ? cfg->path : "", err))
 		goto fail;
 	d->ep = epoll_create1(EPOLL_CLOEXEC);
 	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -234,7 +175,7 @@ int drain_fd(const struct drain *d)
 
 const char *drain_path(const struct drain *d)
 {
-	return d->path;
+	return d->rv.path;
 }
 
 /* ---- rings come ---- */
@@ -775,10 +716,7 @@ void drain_close(struct drain *d)
 	drain_release(d);
 	while (d->n)
 		remove_at(d, d->n - 1);
-	if (d->listen_fd >= 0)
-		close(d->listen_fd);
-	if (d->bound)
-		unlink(d->path);
+	rendezvous_close(&d->rv);
 	if (d->timer_fd >= 0)
 		close(d->timer_fd);
 	if (d->ep >= 0)

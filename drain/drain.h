@@ -78,8 +78,9 @@ struct drain_config {
 	struct drain_hooks hooks;
 };
 
-/*! Listen on cfg->path (an old socket file there is replaced; its directory is
- *  created 0755 if missing; the socket is 0666: any local user may offer a
+/*! Listen on cfg->path (rendezvous.h: in a directory no user but root and
+ *  this one can change; an old socket file there is replaced; its directory
+ *  is created 0755 if missing; the socket is 0666: any local user may offer a
  *  ring, as any may write to /dev/log).  \returns NULL with the reason in
  *  \a err (DRAIN_ERR_MAX bytes) and errno set */
 struct drain *drain_open(const struct drain_config *cfg, char *err);

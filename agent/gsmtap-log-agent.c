@@ -1,13 +1,15 @@
 /* gsmtap-log-agent.c: the drainer for application hosts: empties local programs' deferred-mode rings and sends their lines on as GSMTAP datagrams with sendmmsg. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Each ring gets a UDP socket of its own, connected to the collector and bound
- * to the port the ring keeps (so that a restarted agent sends from the same
- * source, and the collector's sequence accounting of that producer goes on);
- * a new ring gets an ephemeral port.  Each line goes out as the datagram the
- * program would have sent in direct mode: the same prefix, timestamp,
- * thread id and sequence number.  Lines are given back to their ring only
- * once the kernel took them; a full socket buffer leaves them in the ring.
+ * Each lane gets a UDP socket of its own, connected to the collector and bound
+ * to the lane's number as the drain gives it (numbers.h): the one the ring
+ * kept, so that a restarted agent sends from the same source and the
+ * collector's sequence accounting of that thread goes on, or a fresh one,
+ * from the kernel's range of ephemeral ports, where no service expects to
+ * bind.  Each line goes out as the datagram the program would have sent in
+ * direct mode: the same prefix, timestamp, thread id and sequence number.
+ * Lines are given back to their ring only once the kernel took them; a full
+ * socket buffer leaves them in the ring.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -155,24 +157,23 @@ static int resolve(void)
 	return 0;
 }
 
-static void bind_port(int fd, int family, uint16_t port)
+static int bind_port(int fd, int family, uint16_t port)
 {
 	struct sockaddr_storage ss = { .ss_family = family };
 
 	((struct sockaddr_in *)&ss)->sin_port = htons(port);	/* the same offset in v6 */
-	bind(fd, (struct sockaddr *)&ss, family == AF_INET ? sizeof(struct sockaddr_in) :
-							      sizeof(struct sockaddr_in6));
+	return bind(fd, (struct sockaddr *)&ss, family == AF_INET ? sizeof(struct sockaddr_in) :
+								     sizeof(struct sockaddr_in6));
 }
 
-/* A new ring: its socket, from the port it had under the agent before if it
- * can still be had, else from a new one, which the ring then keeps. */
+/* A new lane: its socket, from the port the drain gives it.  A port another
+ * socket holds, or no descriptor left, is said to the drain, which tries
+ * another number or asks again later. */
 static int attach_cb(void *ctx, struct drain_ring *r)
 {
-	uint32_t kept = atomic_load_explicit(&r->rd.hdr->port, memory_order_relaxed);
-	struct sockaddr_storage me;
-	socklen_t len = sizeof(me);
 	int size = SNDBUF, e;
 	struct out *o = calloc(1, sizeof(*o));
+	char who[160];
 
 	(void)ctx;
 	if (!o)
@@ -182,23 +183,43 @@ static int attach_cb(void *ctx, struct drain_ring *r)
 		goto fail;
 	if (setsockopt(o->fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
 		setsockopt(o->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-	if (kept >= 1024 && kept <= 65535)
-		bind_port(o->fd, agent.dst.ss_family, (uint16_t)kept);
-	if (connect(o->fd, (struct sockaddr *)&agent.dst, agent.dst_len) ||
-	    getsockname(o->fd, (struct sockaddr *)&me, &len))
+	if (bind_port(o->fd, agent.dst.ss_family, r->port) ||
+	    connect(o->fd, (struct sockaddr *)&agent.dst, agent.dst_len))
 		goto fail;
-	r->port = ntohs(((struct sockaddr_in *)&me)->sin_port);
 	r->user = o;
-	say("ring of %.*s (pid %d, uid %u) taken: its lines go out from port %u", (int)r->rd.ident_len,
-	    r->rd.ident, (int)r->pid, (unsigned int)r->uid, r->port);
+	drain_describe(r, who, sizeof(who));
+	say("ring of %s taken: its lines go out from port %u", who, r->port);
 	return 0;
 fail:
 	e = errno;
 	if (o->fd >= 0)
 		close(o->fd);
 	free(o);
-	say("cannot make a socket for the ring of pid %d: %s", (int)r->pid, strerror(e));
+	if (e != EADDRINUSE && e != EMFILE && e != ENFILE)
+		say("cannot make a socket for the ring of pid %d: %s", (int)r->pid, strerror(e));
 	return -e;
+}
+
+static void say_cb(void *ctx, const char *line)
+{
+	(void)ctx;
+	say("%s", line);
+}
+
+/* Fresh lane numbers come from the kernel's range of ephemeral ports. */
+static void ephemeral_range(uint16_t *first, uint16_t *last)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	unsigned int lo, hi;
+
+	*first = 32768;
+	*last = 60999;
+	if (f && fscanf(f, "%u %u", &lo, &hi) == 2 && lo >= 1024 && lo <= hi && hi <= 65535) {
+		*first = (uint16_t)lo;
+		*last = (uint16_t)hi;
+	}
+	if (f)
+		fclose(f);
 }
 
 static void detach_cb(void *ctx, struct drain_ring *r)
@@ -323,11 +344,12 @@ static void summary(void)
 	struct drain_counts c;
 
 	drain_counts(agent.drain, &c);
-	say("rings=%zu attached=%" PRIu64 " lanes=%" PRIu64 " ended=%" PRIu64 " refused=%" PRIu64 " broken=%" PRIu64
+	say("rings=%zu attached=%" PRIu64 " lanes=%" PRIu64 " ended=%" PRIu64 " refused=%" PRIu64
+	    " over_share=%" PRIu64 " no_fds=%" PRIu64 " broken=%" PRIu64
 	    " lines=%" PRIu64 " ring_drops=%" PRIu64 " abandoned=%" PRIu64 " corrupt=%" PRIu64
 	    " port_unreachable=%" PRIu64,
-	    c.rings, c.attached, c.lanes, c.ended, c.refused, c.broken, c.lines, c.ring_drops, c.abandoned,
-	    c.corrupt, agent.refused);
+	    c.rings, c.attached, c.lanes, c.ended, c.refused, c.over_share, c.no_fds, c.broken, c.lines,
+	    c.ring_drops, c.abandoned, c.corrupt, agent.refused);
 	drain_foreach(agent.drain, ring_line_cb, NULL);
 }
 
@@ -411,7 +433,7 @@ static void parse(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct drain_config dc = { .hooks = { .attach = attach_cb, .detach = detach_cb } };
+	struct drain_config dc = { .lane_fds = 1, .hooks = { .attach = attach_cb, .detach = detach_cb, .say = say_cb } };
 	char err[DRAIN_ERR_MAX];
 	int fd;
 
@@ -426,6 +448,7 @@ int main(int argc, char **argv)
 	if (resolve())
 		exit(EXIT_FATAL);
 	dc.path = agent.socket_path;
+	ephemeral_range(&dc.first_port, &dc.last_port);
 	agent.drain = drain_open(&dc, err);
 	if (!agent.drain)
 		fatal(EXIT_FATAL, "%s", err);

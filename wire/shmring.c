@@ -74,13 +74,14 @@ int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, con
 
 /* ---- the rendezvous ---- */
 
-int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
-		  unsigned int lanes, int answer_ms, int stop_fd)
+int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
+		  uint64_t total_len, unsigned int lanes, int answer_ms, int stop_fd)
 {
 	const struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = SHMRING_VERSION,
 					     .lanes = (uint16_t)lanes, .total_len = total_len };
+	const int fds[2] = { memfd, holders };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(fds))];
 		struct cmsghdr align;
 	} control = { 0 };
 	struct iovec iov = { (void *)&hello, sizeof(hello) };
@@ -93,14 +94,20 @@ int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int mem
 
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
+	cm->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
 	/* Non-blocking: a drainer too busy to accept (its backlog full) is a
 	 * refusal now, not a wait in gsmtaplog_open_opts(). */
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (const struct sockaddr *)addr, addr_len) || sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)
+	if (connect(fd, (const struct sockaddr *)addr, addr_len))
+		goto fail;
+	/* A drainer that refuses at once (a full share) answers and closes before
+	 * it reads the hello: the hello then finds no one (EPIPE), or the answer
+	 * comes after the reset that closing over an unread hello reports.  The
+	 * answer is what counts. */
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 && errno != EPIPE)
 		goto fail;
 	pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
@@ -110,6 +117,8 @@ int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int mem
 		goto fail;
 	}
 	rc = (int)recv(fd, &answer, sizeof(answer), 0);
+	if (rc < 0 && errno == ECONNRESET)
+		rc = (int)recv(fd, &answer, sizeof(answer), MSG_DONTWAIT);
 	if (rc != sizeof(answer)) {
 		errno = rc < 0 ? errno : ECONNRESET;
 		goto fail;

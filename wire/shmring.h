@@ -44,7 +44,9 @@
 #define SHMRING_SOCKET		"/run/gsmtaplog/drainer.sock"
 
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
-#define SHMRING_VERSION		2	/* 2: lanes, and the clock field; 1: one lane, CLOCK_REALTIME */
+#define SHMRING_VERSION		3	/* 3: the hello brings the holders pipe (below), the layout is
+					   version 2's; 2: lanes, and the clock field; 1: one lane,
+					   CLOCK_REALTIME */
 #define SHMRING_VERSION_MIN	1	/* the oldest a drainer still takes */
 
 /*! Whether a drainer takes a ring or hello of version \a v. */
@@ -162,10 +164,19 @@ _Static_assert(sizeof(struct shmring_header) <= SHMRING_PAGE, "header fits its p
 /*
  * The rendezvous.  A producer connects to the drainer's Unix socket
  * (SOCK_SEQPACKET) and sends one message: a struct shmring_hello with the
- * ring's memfd attached (SCM_RIGHTS).  The drainer answers with one int32_t:
+ * ring's memfd attached (SCM_RIGHTS), and from version 3 on, second, the read
+ * end of the ring's *holders pipe*.  The drainer answers with one int32_t:
  * 0, or the errno why it refused the ring.  The connection stays open while
  * the drainer holds the ring: the producer learns from its end that the
  * drainer went away, and offers the ring again to the next one.
+ *
+ * The holders pipe is made with the ring, and every process that holds the
+ * ring holds its write end: the producer, and every child it forks, which
+ * inherits it with the mapping (no call at fork); exec and close let go of
+ * both.  Whichever process offers the ring, its drainer sees the pipe hang up
+ * exactly when no process holds the ring any more: that, and nothing else,
+ * ends a ring of version 3.  (Versions 1 and 2 end when the process that
+ * offered it has gone and no process holds the connection.)
  */
 struct shmring_hello {
 	uint32_t magic;		/*!< SHMRING_MAGIC */
@@ -177,12 +188,13 @@ struct shmring_hello {
 struct sockaddr_un;
 
 /*! The producer's side of the rendezvous: offer the ring in \a memfd
- *  (\a total_len bytes) to the drainer listening on \a addr, and wait up to
- *  \a answer_ms for its answer, or less if \a stop_fd (-1: none) becomes readable.
+ *  (\a total_len bytes) with its holders pipe's read end \a holders to the
+ *  drainer listening on \a addr, and wait up to \a answer_ms for its answer,
+ *  or less if \a stop_fd (-1: none) becomes readable.
  *  \returns the connection the drainer holds the ring by (non-blocking, close-on-exec), or
  *           -errno: the drainer's refusal, ETIMEDOUT, ECANCELED, or the socket's */
-int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
-		  unsigned int lanes, int answer_ms, int stop_fd);
+int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
+		  uint64_t total_len, unsigned int lanes, int answer_ms, int stop_fd);
 
 /*! Bytes of one lane with \a data_bytes of data: a memfd holds lanes of them. */
 size_t shmring_total_len(uint32_t data_bytes);

@@ -27,6 +27,9 @@ struct rx_record {
 	const uint8_t *data;		/*!< UDP payload; valid until the input's next batch */
 	size_t len;			/*!< bytes at data */
 	enum rx_delivery delivery;	/*!< RX_FIRST but from a broker that delivers again */
+	const char *comment;		/*!< what an input says about this datagram's source, once (a
+					     ring's lane: who offered it); written where an output can
+					     (pcapng: opt_comment); NULL mostly */
 };
 
 /*! A receive time in nanoseconds since the epoch, as pcapng and rate limits count it. */

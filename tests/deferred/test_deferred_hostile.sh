@@ -74,6 +74,17 @@ before=$(grep -c 'ring-tool line' "$T/h.txt")
 is "$("$RING_TOOL" v1 "$SOCK")" "answer 0" "a version 1 ring is taken"
 wait_lines "$T/h.txt" $((before + 5))
 is "$(grep -c 'ring-tool line' "$T/h.txt")" $((before + 5)) "and its five lines are written"
+summary_after_usr1
+ended=$(input_summary "$SOCK" ended)
+is "$("$RING_TOOL" v2 "$SOCK")" "answer 0" "a version 2 ring (no holders pipe, as libgsmtaplog before this one) is taken"
+wait_lines "$T/h.txt" $((before + 10))
+for _ in $(seq 100); do
+	summary_after_usr1
+	[ "$(input_summary "$SOCK" ended)" = $((ended + 1)) ] && break
+	sleep 0.1
+done
+is "$(grep -c 'ring-tool line' "$T/h.txt") $(input_summary "$SOCK" ended)" "$((before + 10)) $((ended + 1))" \
+	"its five lines are written, and it ends when its producer has gone (its pidfd and connection)"
 
 # --- counters that lie: a ring's drops never exceed what it numbered, and sums saturate ---
 # wait_ended N: until the collector has let N rings go in all.

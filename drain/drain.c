@@ -273,7 +273,7 @@ static void note_refusal(struct drain *d, int why, uid_t uid, pid_t pid, const c
 		return;
 	}
 	if (d->said.since)
-		say(d, "refused a ring of uid %u (pid %d): %s (and %llu more refusals since the last said)",
+		say(d, "refused a ring of uid %u (pid %d): %s (%llu refusals since the last one said were not said)",
 		    (unsigned int)uid, (int)pid, what, (unsigned long long)d->said.since);
 	else
 		say(d, "refused a ring of uid %u (pid %d): %s", (unsigned int)uid, (int)pid, what);
@@ -324,14 +324,15 @@ static void remove_ring(struct drain *d, struct ring *r)
 	}
 }
 
-/* Out of descriptors: the connection waiting is taken with the spare one
- * and answered, so that the socket does not stay readable (and the drainer
- * spin on it) and the producer hears why.  Said once until descriptors come
- * back.  \returns false when even that failed: the socket is then left alone
- * for a while. */
+/* Out of descriptors (accept4() says so before it looks for a connection):
+ * a connection waiting is taken with the spare descriptor and answered, so
+ * that the socket does not stay readable (and the drainer spin on it) and
+ * the producer hears why.  Said once until descriptors come back.
+ * \returns whether there may be more to take; when even the spare did not
+ * help, the socket is left alone for a while. */
 static bool refuse_for_fds(struct drain *d, int e)
 {
-	int conn = -1;
+	int conn = -1, again = 0;
 
 	if (!d->no_fds) {
 		say(d, "out of descriptors (%s): offers are refused until some are free (counted as no_fds=)",
@@ -341,6 +342,7 @@ static bool refuse_for_fds(struct drain *d, int e)
 	if (d->spare_fd >= 0) {
 		close(d->spare_fd);
 		conn = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		again = conn < 0 ? errno : 0;
 		if (conn >= 0) {
 			answer(conn, e);
 			close(conn);
@@ -352,6 +354,8 @@ static bool refuse_for_fds(struct drain *d, int e)
 	}
 	if (conn >= 0 && d->spare_fd >= 0)
 		return true;
+	if (d->spare_fd >= 0 && (again == EAGAIN || again == EWOULDBLOCK))
+		return false;	/* nothing waits */
 	epoll_ctl(d->ep, EPOLL_CTL_DEL, d->listen_fd, NULL);
 	d->listen_paused_until = now_ns() + NO_FDS_PAUSE_NS;
 	return false;

@@ -8,15 +8,7 @@ need python3 prlimit
 
 SOCK=$T/agent.sock
 
-# A UDP port that is bound and never read: every datagram sent to it is taken
-# by the kernel and dropped there, so the agent's sends never stop it.
-python3 -c 'import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1], flush=True)
-time.sleep(3600)' >"$T/hole" &
-wait_for "$T/hole" '^[0-9]' || bail "the black hole did not start"
-HOLE=$(cat "$T/hole")
+black_hole
 
 # agent_gone SECONDS: wait up to SECONDS for the agent to end; AGENT_STATUS is its exit
 # status, or "running" (it is killed then).  A liveness bound, not a timing: the fault

@@ -37,11 +37,7 @@ for _ in $(seq 300); do
 done
 read -r _ _ sent _ dropped _ < <(grep '^child sent' "$T/p.out")
 is "$((sent + dropped))" $N "the child logged all its $N lines: $sent published, $dropped dropped"
-for _ in $(seq 100); do
-	summary_after_usr1
-	[ "$(input_summary "$SOCK" ended)" = 1 ] && break
-	sleep 0.1
-done
+wait_input "$SOCK" ended 1
 is "$(input_summary "$SOCK" ended)" 1 "the ring ended once the child was gone"
 stop_logd
 python3 - "$T/a.txt" "$T/b.txt" >"$T/check" <<'PY'

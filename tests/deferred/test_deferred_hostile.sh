@@ -78,35 +78,22 @@ summary_after_usr1
 ended=$(input_summary "$SOCK" ended)
 is "$("$RING_TOOL" v2 "$SOCK")" "answer 0" "a version 2 ring (no holders pipe, as libgsmtaplog before this one) is taken"
 wait_lines "$T/h.txt" $((before + 10))
-for _ in $(seq 100); do
-	summary_after_usr1
-	[ "$(input_summary "$SOCK" ended)" = $((ended + 1)) ] && break
-	sleep 0.1
-done
+wait_input "$SOCK" ended $((ended + 1))
 is "$(grep -c 'ring-tool line' "$T/h.txt") $(input_summary "$SOCK" ended)" "$((before + 10)) $((ended + 1))" \
 	"its five lines are written, and it ends when its producer has gone (its pidfd and connection)"
 
 # --- counters that lie: a ring's drops never exceed what it numbered, and sums saturate ---
-# wait_ended N: until the collector has let N rings go in all.
-wait_ended() {
-	for _ in $(seq 100); do
-		summary_after_usr1
-		[ "$(input_summary "$SOCK" ended)" -ge "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 summary_after_usr1
 ended=$(input_summary "$SOCK" ended)
 for k in 1 2 3; do
 	is "$("$RING_TOOL" drops "$SOCK")" "answer 0" \
 		"ring $k of 7 lines published and 3 dropped, whose counter says 4600000000000000000 dropped"
 done
-wait_ended $((ended + 3))
+wait_input "$SOCK" ended $((ended + 3))
 is "$(input_summary "$SOCK" ring_drops) $(summary kernel_drops)" "9 9" \
 	"counted: the 3 each can have dropped (10 numbered, 7 reserved), not 1.38e19 in all"
 is "$("$RING_TOOL" hugedrops "$SOCK")" "answer 0" "two lanes, each saying it numbered and dropped 0xc000000000000000 lines"
-wait_ended $((ended + 4))
+wait_input "$SOCK" ended $((ended + 4))
 is "$(input_summary "$SOCK" ring_drops) $(summary kernel_drops)" "18446744073709551615 18446744073709551615" \
 	"their sum stays at the largest count (saturated), never wrapping round to a small one"
 PORT=$(free_udp_port)

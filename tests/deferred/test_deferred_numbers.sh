@@ -29,11 +29,7 @@ start_logd --shm="$SOCK" -w "$T/o/cap.pcapng" --text "$T/o/n.txt"
 victim_pid=$!
 wait "$victim_pid"
 wait_lines "$T/o/n.txt" 1000
-for _ in $(seq 100); do
-	summary_after_usr1
-	[ "$(input_summary "$SOCK" ended)" = 1 ] && break
-	sleep 0.1
-done
+wait_input "$SOCK" ended 1
 is "$(input_summary "$SOCK" ended)" 1 "the root program's ring ended"
 victim=$(sources victim)
 is "$(taken victim)" "$victim" "gsmtap-logd said who offered the root program's ring (pid $victim_pid, uid 0), and its number, $victim"

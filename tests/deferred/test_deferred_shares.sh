@@ -56,11 +56,7 @@ grep -q "refused a ring of uid 60007 (pid [0-9]*): the users other than root and
 	"$T/logd.err"
 ok $? "which is said"
 is "$(root_ring "$SOCK" rootprog2)" taken "and the part kept for root is there: a root program's ring is taken"
-for _ in $(seq 100); do
-	summary_after_usr1
-	[ "$(input_summary "$SOCK" rings)" = 224 ] && break
-	sleep 0.1
-done
+wait_input "$SOCK" rings 224
 is "$(input_summary "$SOCK" rings)" 224 "the collector holds the 224 rings of the seven users (the root programs' ended)"
 kill $HOLD_PIDS
 wait $HOLD_PIDS 2>/dev/null
@@ -71,14 +67,9 @@ stop_logd
 # Each lane costs the agent a socket.  Under a limit of 1024 descriptors, one user's
 # 256 rings of 3 lanes would need 1280: with shares it gets an eighth of what the
 # limit leaves for rings (120 of 960), 24 rings of 5 descriptors each.
-python3 -c 'import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1], flush=True)
-time.sleep(3600)' >"$T/hole" &
-wait_for "$T/hole" '^[0-9]' || bail "the black hole did not start"
+black_hole
 : >"$T/agent.err"
-prlimit --nofile=1024:1024 "$AGENT" -c "127.0.0.1:$(cat "$T/hole")" -s "$T/agent.sock" 2>"$T/agent.err" &
+prlimit --nofile=1024:1024 "$AGENT" -c "127.0.0.1:$HOLE" -s "$T/agent.sock" 2>"$T/agent.err" &
 AGENT_PID=$!
 wait_for "$T/agent.err" 'listening for deferred-mode rings' || bail "the agent did not start: $(cat "$T/agent.err")"
 hold "$NOBODY" "$T/agent.sock" 256 3

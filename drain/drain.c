@@ -627,8 +627,10 @@ static void show_lane(struct drain *d, struct lane *l, uint64_t now)
 	l->drops_counted = atomic_load_explicit(&h->drops_seen, memory_order_relaxed);
 	for (int k = 0; k < NUMBER_TRIES && rc == -EADDRINUSE; k++) {
 		l->pub.port = pick_number(d, l, &o, k > 0);
-		if (!l->pub.port)
+		if (!l->pub.port) {
+			rc = 0;		/* said below */
 			break;
+		}
 		numbers_give(d->numbers, l->pub.port, &o);
 		rc = d->hooks.attach ? d->hooks.attach(d->hooks.ctx, &l->pub) : 0;
 		if (rc)
@@ -649,6 +651,8 @@ static void show_lane(struct drain *d, struct lane *l, uint64_t now)
 	}
 	atomic_store_explicit(&h->port, l->pub.port, memory_order_relaxed);
 	l->shown = true;
+	if (l->retry_at)
+		fds_back(d);
 }
 
 /* The producer's end: it sends nothing after its hello, so anything readable

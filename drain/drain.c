@@ -541,7 +541,8 @@ static int take_hello(struct ring *r)
 			memcpy(&fds[nfds++], CMSG_DATA(c) + k * sizeof(int), sizeof(int));
 	}
 	if (n != sizeof(hello) || nfds != (hello.version >= 3 ? 2 : 1) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    hello.magic != SHMRING_MAGIC || !shmring_version_ok(hello.version) || (hello.version == 1 && hello.lanes))
+	    hello.magic != SHMRING_MAGIC || !shmring_hello_version_ok(hello.version) ||
+	    (hello.version == 1 && hello.lanes))
 		err = n >= 0 && (msg.msg_flags & MSG_CTRUNC) && nfds < HELLO_FDS ? EMFILE : EPROTO;
 	else
 		err = map_ring(r, fds[0], &hello);

@@ -319,12 +319,17 @@ static uint64_t shm_lines(const struct transport *t)
 
 /* ---- the rendezvous ---- */
 
-/* Offer the ring to the drainer.  \returns the connection the drainer holds
- * the ring by, or -errno */
+/* Offer the ring to the drainer, with its holders pipe, or without to a
+ * drainer older than the pipe, which refuses that hello (EPROTO).
+ * \returns the connection the drainer holds the ring by, or -errno */
 static int offer(struct shm *m, int answer_ms)
 {
 	int fd = shmring_offer(&m->addr, m->addr_len, m->memfd, m->holders[0], m->map_len, SHMRING_LANES,
 			       answer_ms, m->stop);
+
+	if (fd == -EPROTO)
+		fd = shmring_offer(&m->addr, m->addr_len, m->memfd, -1, m->map_len, SHMRING_LANES, answer_ms,
+				   m->stop);
 
 	if (fd >= 0) {
 		atomic_fetch_add_explicit(&m->attaches, 1, memory_order_relaxed);

@@ -77,16 +77,17 @@ int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, con
 int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
 		  uint64_t total_len, unsigned int lanes, int answer_ms, int stop_fd)
 {
-	const struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = SHMRING_VERSION,
+	const int fds[2] = { memfd, holders }, nfds = holders >= 0 ? 2 : 1;
+	const struct shmring_hello hello = { .magic = SHMRING_MAGIC,
+					     .version = holders >= 0 ? SHMRING_HELLO_VERSION : 2,
 					     .lanes = (uint16_t)lanes, .total_len = total_len };
-	const int fds[2] = { memfd, holders };
 	union {
 		char buf[CMSG_SPACE(sizeof(fds))];
 		struct cmsghdr align;
 	} control = { 0 };
 	struct iovec iov = { (void *)&hello, sizeof(hello) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
+			      .msg_control = control.buf, .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 	struct pollfd pfd[2];
 	int32_t answer;
@@ -94,8 +95,8 @@ int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int mem
 
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+	cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
 	/* Non-blocking: a drainer too busy to accept (its backlog full) is a
 	 * refusal now, not a wait in gsmtaplog_open_opts(). */
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -44,15 +44,23 @@
 #define SHMRING_SOCKET		"/run/gsmtaplog/drainer.sock"
 
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
-#define SHMRING_VERSION		3	/* 3: the hello brings the holders pipe (below), the layout is
-					   version 2's; 2: lanes, and the clock field; 1: one lane,
+#define SHMRING_VERSION		2	/* the layout: 2: lanes, and the clock field; 1: one lane,
 					   CLOCK_REALTIME */
 #define SHMRING_VERSION_MIN	1	/* the oldest a drainer still takes */
+/* The rendezvous (the hello, below): 3: the holders pipe comes with the
+ * memfd; 1 and 2: the memfd alone, the hello's version the ring's. */
+#define SHMRING_HELLO_VERSION	3
 
-/*! Whether a drainer takes a ring or hello of version \a v. */
+/*! Whether a drainer takes a ring of version \a v. */
 static inline bool shmring_version_ok(unsigned int v)
 {
 	return v >= SHMRING_VERSION_MIN && v <= SHMRING_VERSION;
+}
+
+/*! Whether a drainer takes a hello of version \a v. */
+static inline bool shmring_hello_version_ok(unsigned int v)
+{
+	return v >= SHMRING_VERSION_MIN && v <= SHMRING_HELLO_VERSION;
 }
 
 #define SHMRING_PAGE		4096u
@@ -175,12 +183,14 @@ _Static_assert(sizeof(struct shmring_header) <= SHMRING_PAGE, "header fits its p
  * inherits it with the mapping (no call at fork); exec and close let go of
  * both.  Whichever process offers the ring, its drainer sees the pipe hang up
  * exactly when no process holds the ring any more: that, and nothing else,
- * ends a ring of version 3.  (Versions 1 and 2 end when the process that
- * offered it has gone and no process holds the connection.)
+ * ends a ring offered with a hello of version 3.  (Before, a ring ended when
+ * the process that offered it had gone and no process held the connection.
+ * A drainer that old refuses a hello of version 3: the producer then offers
+ * the ring again with a hello of version 2.)
  */
 struct shmring_hello {
 	uint32_t magic;		/*!< SHMRING_MAGIC */
-	uint16_t version;	/*!< SHMRING_VERSION (a drainer takes SHMRING_VERSION_MIN on) */
+	uint16_t version;	/*!< SHMRING_HELLO_VERSION (a drainer takes SHMRING_VERSION_MIN on) */
 	uint16_t lanes;		/*!< rings in the memfd (0: one, as 0.2.0 producers said) */
 	uint64_t total_len;	/*!< bytes of the memfd */
 };
@@ -188,7 +198,8 @@ struct shmring_hello {
 struct sockaddr_un;
 
 /*! The producer's side of the rendezvous: offer the ring in \a memfd
- *  (\a total_len bytes) with its holders pipe's read end \a holders to the
+ *  (\a total_len bytes) with its holders pipe's read end \a holders (-1:
+ *  none, a hello of version 2, for a drainer older than the pipe) to the
  *  drainer listening on \a addr, and wait up to \a answer_ms for its answer,
  *  or less if \a stop_fd (-1: none) becomes readable.
  *  \returns the connection the drainer holds the ring by (non-blocking, close-on-exec), or

@@ -153,7 +153,7 @@ static struct shmring_producer lane_at(const struct shmring_producer *first, uns
 	return lane;
 }
 
-static uint16_t hello_version = SHMRING_VERSION;
+static uint16_t hello_version = SHMRING_HELLO_VERSION;
 
 /* A hello with \a nfds copies of \a memfd (0: none). */
 static void raw_hello(int memfd, int nfds)

@@ -126,12 +126,3 @@ void shares_why(const struct shares *s, enum shares_verdict v, uid_t uid, char *
 		break;
 	}
 }
-
-void shares_limits(const struct shares *s, unsigned int *rings, unsigned int *fds, unsigned int *uid_rings,
-		   unsigned int *uid_fds)
-{
-	*rings = s->max_rings;
-	*fds = s->max_fds;
-	*uid_rings = s->uid_rings;
-	*uid_fds = s->uid_fds;
-}

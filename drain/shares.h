@@ -41,7 +41,3 @@ void shares_give(struct shares *s, uid_t uid, unsigned int rings, unsigned int f
 
 /*! In words, for a refusal of \a uid: "uid 1000 holds its share (32 rings, 576 descriptors)". */
 void shares_why(const struct shares *s, enum shares_verdict v, uid_t uid, char *buf, size_t room);
-
-/*! The limits, for the documentation of a drainer's summary: per uid and in all. */
-void shares_limits(const struct shares *s, unsigned int *rings, unsigned int *fds, unsigned int *uid_rings,
-		   unsigned int *uid_fds);

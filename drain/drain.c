@@ -69,7 +69,7 @@ struct ring {
 	struct drain *d;
 	bool live;			/*!< hello accepted, lanes mapped */
 	int conn;
-	int follow_fd;			/*!< the holders pipe's read end, or (versions 1, 2) the pidfd */
+	int follow_fd;			/*!< the holders pipe's read end, or (hellos 1 to 3) the pidfd */
 	bool by_holders;		/*!< follow_fd is the holders pipe */
 	uid_t uid;			/*!< the peer, from SO_PEERCRED at accept */
 	pid_t pid;
@@ -79,7 +79,7 @@ struct ring {
 	dev_t dev;
 	ino_t ino;
 	bool hup;			/*!< no process holds the producer's end of the connection */
-	bool dead;			/*!< the producer has exited (versions 1, 2) */
+	bool dead;			/*!< the producer has exited (hellos 1 to 3) */
 	bool held_by_none;		/*!< no process holds the holders pipe's write end */
 	bool finished;			/*!< every lane read to its end: let go at the next release */
 	uint64_t hello_deadline;
@@ -486,7 +486,7 @@ static int map_ring(struct ring *r, int fd, const struct shmring_hello *hello)
 	return 0;
 }
 
-/* The holders pipe (version 3): its read end, kept, which hangs up when no
+/* The holders pipe (hello version 4): its read end, kept, which hangs up when no
  * process holds the ring any more.  Only that is waited for: bytes a
  * producer writes into it are never read, and wake no one. */
 static int follow_holders(struct ring *r, int fd)
@@ -518,7 +518,8 @@ static int follow_producer(struct ring *r)
 }
 
 /* One message: the hello and its descriptors, exactly as many as its version
- * brings: the memfd, and from version 3 on the holders pipe. */
+ * brings: the memfd, and from version SHMRING_HELLO_HOLDERS on the holders
+ * pipe. */
 static int take_hello(struct ring *r)
 {
 	union {
@@ -531,6 +532,7 @@ static int take_hello(struct ring *r)
 			      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
 	int fds[HELLO_FDS], nfds = 0, err;
 	ssize_t n = recvmsg(r->conn, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	bool holders;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return -EAGAIN;
@@ -540,14 +542,15 @@ static int take_hello(struct ring *r)
 		for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) && nfds < HELLO_FDS; k++)
 			memcpy(&fds[nfds++], CMSG_DATA(c) + k * sizeof(int), sizeof(int));
 	}
-	if (n != sizeof(hello) || nfds != (hello.version >= 3 ? 2 : 1) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	holders = n == sizeof(hello) && hello.version >= SHMRING_HELLO_HOLDERS;
+	if (n != sizeof(hello) || nfds != (holders ? 2 : 1) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    hello.magic != SHMRING_MAGIC || !shmring_hello_version_ok(hello.version) ||
 	    (hello.version == 1 && hello.lanes))
 		err = n >= 0 && (msg.msg_flags & MSG_CTRUNC) && nfds < HELLO_FDS ? EMFILE : EPROTO;
 	else
 		err = map_ring(r, fds[0], &hello);
 	if (!err)
-		err = hello.version >= 3 ? follow_holders(r, fds[1]) : follow_producer(r);
+		err = holders ? follow_holders(r, fds[1]) : follow_producer(r);
 	for (int k = 0; k < nfds; k++)
 		if (fds[k] != r->follow_fd)
 			close(fds[k]);

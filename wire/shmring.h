@@ -44,12 +44,14 @@
 #define SHMRING_SOCKET		"/run/gsmtaplog/drainer.sock"
 
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
-#define SHMRING_VERSION		2	/* the layout: 2: lanes, and the clock field; 1: one lane,
-					   CLOCK_REALTIME */
+#define SHMRING_VERSION		3	/* the layout: 3: the destination; 2: lanes, and the clock
+					   field; 1: one lane, CLOCK_REALTIME */
 #define SHMRING_VERSION_MIN	1	/* the oldest a drainer still takes */
-/* The rendezvous (the hello, below): 3: the holders pipe comes with the
- * memfd; 1 and 2: the memfd alone, the hello's version the ring's. */
-#define SHMRING_HELLO_VERSION	3
+/* The rendezvous (the hello, below) has a version of its own: 4: the holders
+ * pipe comes with the memfd; 1 to 3: the memfd alone, and the hello's version
+ * was the ring's layout version (a library older than the pipe). */
+#define SHMRING_HELLO_VERSION	4
+#define SHMRING_HELLO_HOLDERS	4	/* the first hello version that brings the pipe */
 
 /*! Whether a drainer takes a ring of version \a v. */
 static inline bool shmring_version_ok(unsigned int v)
@@ -120,6 +122,23 @@ _Static_assert(sizeof(struct shmring_slot) == 16, "slot layout");
  * fewest lines and pages (doc/performance.md). */
 #define SHMRING_PACKED		1u
 
+/*! Where a ring's lines are to go (version 3): the address its program named
+ *  (an osmo program's `log gsmtap HOST`), resolved by the program, as numbers,
+ *  so that a drainer sends on without a name lookup of its own.  kind
+ *  SHMRING_DEST_NONE: the drainer's own choice (gsmtap-log-agent -c). */
+struct shmring_dest {
+	uint8_t kind;		/*!< SHMRING_DEST_* */
+	uint8_t pad;
+	uint16_t port;		/*!< host order; 1..65535 unless NONE */
+	uint32_t scope_id;	/*!< IPv6: the interface of a link-local address */
+	uint8_t addr[16];	/*!< IPv4 in the first 4 bytes */
+};
+_Static_assert(sizeof(struct shmring_dest) == 24, "destination layout");
+
+#define SHMRING_DEST_NONE	0u
+#define SHMRING_DEST_IPV4	4u
+#define SHMRING_DEST_IPV6	6u
+
 /* Lanes of a producer's memfd: one shared, the others one thread's each. */
 #define SHMRING_LANES		5u
 #define SHMRING_LANES_MAX	16u	/*!< what a drainer accepts */
@@ -162,19 +181,23 @@ struct shmring_header {
 	 * from this point, not by extrapolating its young rate (tscclock.h). */
 	_Alignas(64) uint64_t anchor_tsc;
 	int64_t anchor_ns;
+
+	/* Version 3: a constant, the same in every lane of the memfd. */
+	_Alignas(64) struct shmring_dest dest;
 };
 _Static_assert(offsetof(struct shmring_header, head) == 64, "header layout");
 _Static_assert(offsetof(struct shmring_header, dropped) == 128, "header layout");
 _Static_assert(offsetof(struct shmring_header, tail) == 192, "header layout");
 _Static_assert(offsetof(struct shmring_header, anchor_tsc) == 256, "header layout");
+_Static_assert(offsetof(struct shmring_header, dest) == 320, "header layout");
 _Static_assert(sizeof(struct shmring_header) <= SHMRING_PAGE, "header fits its page");
 
 /*
  * The rendezvous.  A producer connects to the drainer's Unix socket
  * (SOCK_SEQPACKET) and sends one message: a struct shmring_hello with the
- * ring's memfd attached (SCM_RIGHTS), and from version 3 on, second, the read
- * end of the ring's *holders pipe*.  The drainer answers with one int32_t:
- * 0, or the errno why it refused the ring.  The connection stays open while
+ * ring's memfd attached (SCM_RIGHTS), and from hello version 4 on, second,
+ * the read end of the ring's *holders pipe*.  The drainer answers with one
+ * int32_t: 0, or the errno why it refused the ring.  The connection stays open while
  * the drainer holds the ring: the producer learns from its end that the
  * drainer went away, and offers the ring again to the next one.
  *
@@ -183,10 +206,11 @@ _Static_assert(sizeof(struct shmring_header) <= SHMRING_PAGE, "header fits its p
  * inherits it with the mapping (no call at fork); exec and close let go of
  * both.  Whichever process offers the ring, its drainer sees the pipe hang up
  * exactly when no process holds the ring any more: that, and nothing else,
- * ends a ring offered with a hello of version 3.  (Before, a ring ended when
+ * ends a ring offered with a hello of version 4.  (Before, a ring ended when
  * the process that offered it had gone and no process held the connection.
- * A drainer that old refuses a hello of version 3: the producer then offers
- * the ring again with a hello of version 2.)
+ * A drainer that old refuses a hello of version 4, or with two descriptors:
+ * the producer then offers the ring again as a library older than the pipe
+ * did, the memfd alone with a hello of the ring's layout version, 3.)
  */
 struct shmring_hello {
 	uint32_t magic;		/*!< SHMRING_MAGIC */
@@ -195,13 +219,23 @@ struct shmring_hello {
 	uint64_t total_len;	/*!< bytes of the memfd */
 };
 
+struct sockaddr;
+struct sockaddr_storage;
 struct sockaddr_un;
+
+/*! \a d from a socket address.  \returns 0, or -EAFNOSUPPORT for one that is
+ *  neither IPv4 nor IPv6 */
+int shmring_dest_from(struct shmring_dest *d, const struct sockaddr *sa, unsigned int len);
+
+/*! The socket address \a d names.  \returns its length, or 0 for SHMRING_DEST_NONE */
+unsigned int shmring_dest_to(const struct shmring_dest *d, struct sockaddr_storage *ss);
 
 /*! The producer's side of the rendezvous: offer the ring in \a memfd
  *  (\a total_len bytes) with its holders pipe's read end \a holders (-1:
- *  none, a hello of version 2, for a drainer older than the pipe) to the
- *  drainer listening on \a addr, and wait up to \a answer_ms for its answer,
- *  or less if \a stop_fd (-1: none) becomes readable.
+ *  none, for a drainer older than the pipe: the hello a library older than
+ *  the pipe sent, of version SHMRING_VERSION) to the drainer listening on
+ *  \a addr, and wait up to \a answer_ms for its answer, or less if
+ *  \a stop_fd (-1: none) becomes readable.
  *  \returns the connection the drainer holds the ring by (non-blocking, close-on-exec), or
  *           -errno: the drainer's refusal, ETIMEDOUT, ECANCELED, or the socket's */
 int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
@@ -372,20 +406,20 @@ static inline void shmring_reserve(struct shmring_producer *p, uint32_t len, str
 	shmring_claimed(p, len, c);
 }
 
-/*! The same in a lane only the calling thread writes: two plain stores, no
- *  locked instruction (which would wait for the previous line's stores to
- *  leave the CPU).  The slot's release store still publishes the record, and
- *  orders these before it. */
-static inline void shmring_reserve_own(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
+/*! The same in a lane only the calling thread writes, in two steps: number
+ *  the line and find room for up to \a len bytes, leaving the ring as it is
+ *  (the record may then be written at claim->rec, up to \a len bytes), and
+ *  shmring_commit_own() with the bytes actually written.  So a line can be
+ *  formatted straight into the ring without knowing its length first; a
+ *  thread killed in between leaves no trace.  No locked instruction (which
+ *  would wait for the previous line's stores to leave the CPU). */
+static inline void shmring_claim_own(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
 {
 	uint64_t *head = p->hdr->head;
 	shmring_u128 old = (shmring_u128)__atomic_load_n(&head[1], __ATOMIC_RELAXED) << 64 |
 			   __atomic_load_n(&head[0], __ATOMIC_RELAXED);
-	shmring_u128 want = shmring_next_fresh(p, old, shmring_units_of(p, len), c);
 
-	__atomic_store_n(&head[0], (uint64_t)want, __ATOMIC_RELAXED);
-	__atomic_store_n(&head[1], (uint64_t)(want >> 64), __ATOMIC_RELAXED);
-	shmring_claimed(p, len, c);
+	shmring_next_fresh(p, old, shmring_units_of(p, len), c);
 }
 
 /*! Publish a reserved record once claim->rec holds its claim->len bytes. */
@@ -396,6 +430,23 @@ static inline void shmring_publish(struct shmring_producer *p, const struct shmr
 	s->pos = claim->pos;
 	s->len = claim->len;
 	atomic_store_explicit(&s->stamp, claim->idx + 1, memory_order_release);
+}
+
+/*! The claimed line into the thread's own lane with its \a len bytes (at most
+ *  what was claimed; a claim without room, or one given up, is only numbered
+ *  and counted as dropped): two plain stores of the head, then the slot's
+ *  release store, which publishes the record and orders them before it. */
+static inline void shmring_commit_own(struct shmring_producer *p, struct shmring_claim *c, uint32_t len)
+{
+	uint64_t *head = p->hdr->head;
+
+	if (c->rec)
+		__atomic_store_n(&head[1], shmring_pack(c->idx + 1, c->pos + shmring_units_of(p, len)),
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&head[0], c->line + 1, __ATOMIC_RELAXED);
+	shmring_claimed(p, len, c);
+	if (c->rec)
+		shmring_publish(p, c);
 }
 
 /* ---- the drainer ---- */
@@ -424,6 +475,7 @@ struct shmring_reader {
 	int64_t anchor_ns;
 	char ident[WIRE_IDENT_LEN];	/*!< copied and cut at attach */
 	size_t ident_len;
+	struct shmring_dest dest;	/*!< copied and checked at attach; NONE before version 3 */
 	uint32_t head_seen;		/*!< slots reserved as last read: the head's cache line
 					     is the producers', read again only once they are used up */
 	struct shmring_cursor cur;
@@ -439,6 +491,7 @@ enum shmring_refusal {
 	SHMRING_BAD_TAIL,	/*!< the consumer position is not one the producer could have */
 	SHMRING_BAD_CLOCK,	/*!< times of a kind this drainer cannot read */
 	SHMRING_BAD_LAYOUT,	/*!< a layout this drainer does not know */
+	SHMRING_BAD_DEST,	/*!< a destination that is no address */
 };
 
 /*! Check the ring mapped at \a mem (\a len bytes, read-write) and start reading

@@ -26,6 +26,8 @@ struct rx_record {
 	struct sockaddr_storage dst;	/*!< the address and port it was sent to; the same family as src */
 	const uint8_t *data;		/*!< UDP payload; valid until the input's next batch */
 	size_t len;			/*!< bytes at data */
+	size_t sent_len;		/*!< its length as sent when a capture's snap length cut it to len
+					     bytes (decode_keep_cut()), else 0 or len */
 	enum rx_delivery delivery;	/*!< RX_FIRST but from a broker that delivers again */
 	const char *comment;		/*!< what an input says about this datagram's source, once (a
 					     ring's lane: who offered it); written where an output can

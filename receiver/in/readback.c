@@ -40,8 +40,10 @@ static uint64_t walk(const struct part *p, rx_deliver_cb cb, void *ctx)
 		struct frame_fragment frag;
 		struct rx_record r;
 
-		if (res != PCAPREAD_PACKET && res != PCAPREAD_OTHER)
+		if (res != PCAPREAD_PACKET && res != PCAPREAD_OTHER) {
+			pcapread_free(&rd);
 			return n;
+		}
 		off += used;
 		if (res != PCAPREAD_PACKET)
 			continue;

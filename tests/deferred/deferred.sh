@@ -40,15 +40,6 @@ published() {
 	is "$((SENT + DROPPED))" "$2" "the producer: $SENT published + $DROPPED dropped = $2"
 }
 
-# wait_lines FILE N: poll up to 20 s until FILE has at least N lines.
-wait_lines() {
-	for _ in $(seq 200); do
-		[ "$(wc -l <"$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # black_hole: a UDP port bound on 127.0.0.1 and never read, in HOLE: every datagram sent
 # to it is taken by the kernel and dropped there, so sending to it never fails.
 black_hole() {
@@ -62,9 +53,9 @@ time.sleep(3600)' >"$T/hole" &
 }
 
 # wait_input SOCK KEY VALUE: ask gsmtap-logd for summaries until its input SOCK says KEY=VALUE
-# (up to 10 s); the test then checks the value.
+# (up to 60 s); the test then checks the value.
 wait_input() {
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		summary_after_usr1
 		[ "$(input_summary "$1" "$2")" = "$3" ] && return 0
 		sleep 0.1

@@ -20,6 +20,8 @@
  *   v1        lines 1..5 in a ring of version 1, as libgsmtaplog 0.2.0 made them
  *             (one lane, CLOCK_REALTIME), offered with a version 1 hello; exits
  *   v2        the same with a version 2 hello: the memfd alone, no holders pipe
+ *   v3        the same in a ring of layout 3 with a version 3 hello, as libgsmtaplog
+ *             between the destination and the holders pipe offered it
  *   drops     lines 1..7 published and 8..10 dropped (numbered, no room), then its
  *             `dropped` counter set to 4600000000000000000 (just below 2^62); exits
  *   hugedrops two lanes, each saying it numbered and dropped 0xc000000000000000
@@ -29,6 +31,10 @@
  *             "errno E: C" each), stops offering after three timeouts in a row
  *   claim P S I PID  a ring whose lane says it had the number P, named I, made by
  *             PID, with lines S+1..S+5 (the numbers a stream of S lines goes on with)
+ *   olddrainer  listens on SOCKET as a drainer older than the holders pipe takes
+ *             a hello: exactly one descriptor and a version no newer than the ring
+ *             layout it reads, else EPROTO; prints "hello V fds N answer A" for
+ *             each, and holds the first ring it takes (without reading it)
  * Modes that hold their rings print "ready" and wait for a signal.
  * Prints "answer N" (the drainer's errno, 0 if it took the ring), then for
  * stuck and garbage "ready", and waits for a signal (stuck -x: exits).
@@ -194,6 +200,62 @@ static void wait_for_signal(void)
 		pause();
 }
 
+/* The descriptors a hello brought, closed.  \returns how many */
+static int close_passed(struct msghdr *msg)
+{
+	int nfds = 0;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++, nfds++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+			close(fd);
+		}
+	}
+	return nfds;
+}
+
+/* olddrainer: the rule by which a drainer older than the holders pipe took a
+ * hello; what it does with the ring does not matter here. */
+static void old_drainer(void)
+{
+	int lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) || listen(lfd, 8))
+		err(1, "listen");
+	printf("listening\n");
+	fflush(stdout);
+	for (;;) {
+		union {
+			char buf[CMSG_SPACE(4 * sizeof(int))];
+			struct cmsghdr align;
+		} control;
+		struct shmring_hello hello = { 0 };
+		struct iovec iov = { &hello, sizeof(hello) };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+				      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
+		int conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), nfds;
+		int32_t answer;
+		ssize_t n;
+
+		if (conn < 0)
+			err(1, "accept");
+		n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+		nfds = n < 0 ? 0 : close_passed(&msg);
+		answer = n == sizeof(hello) && nfds == 1 && hello.magic == SHMRING_MAGIC &&
+				 shmring_version_ok(hello.version) ? 0 : EPROTO;
+		send(conn, &answer, sizeof(answer), MSG_NOSIGNAL);
+		printf("hello %u fds %d answer %d\n", hello.version, nfds, answer);
+		if (!answer)
+			wait_for_signal();
+		fflush(stdout);
+		close(conn);
+	}
+}
+
 /* hold: N rings of L lanes, each lane with a line, offered one after another. */
 static void hold(unsigned int n, unsigned int lanes)
 {
@@ -299,12 +361,14 @@ int main(int argc, char **argv)
 		fd = make_lanes(&p, 2);
 		((struct shmring_header *)((uint8_t *)p.hdr + shmring_total_len(DATA)))->magic ^= 1;
 		offer_lanes(fd, shmring_total_len(DATA) * 2, 2);
-	} else if (!strcmp(mode, "v1") || !strcmp(mode, "v2")) {
+	} else if (!strcmp(mode, "v1") || !strcmp(mode, "v2") || !strcmp(mode, "v3")) {
 		fd = make_ring(&p);
 		p.hdr->version = hello_version = (uint16_t)(mode[1] - '0');
 		for (int i = 1; i <= 5; i++)
 			line(&p, true);
 		raw_hello(fd, 1);
+	} else if (!strcmp(mode, "olddrainer")) {
+		old_drainer();
 	} else if (!strcmp(mode, "drops")) {
 		struct shmring_claim c;
 

@@ -81,6 +81,25 @@ wait_lines "$T/h.txt" $((before + 10))
 wait_input "$SOCK" ended $((ended + 1))
 is "$(grep -c 'ring-tool line' "$T/h.txt") $(input_summary "$SOCK" ended)" "$((before + 10)) $((ended + 1))" \
 	"its five lines are written, and it ends when its producer has gone (its pidfd and connection)"
+is "$("$RING_TOOL" v3 "$SOCK")" "answer 0" \
+	"a ring of layout 3 in a version 3 hello (the memfd alone, as libgsmtaplog between the destination and the pipe) is taken"
+wait_lines "$T/h.txt" $((before + 15))
+wait_input "$SOCK" ended $((ended + 2))
+is "$(grep -c 'ring-tool line' "$T/h.txt") $(input_summary "$SOCK" ended)" "$((before + 15)) $((ended + 2))" \
+	"its five lines are written, and it ends when its producer has gone"
+
+# --- the library and a drainer older than the holders pipe ---
+"$RING_TOOL" olddrainer "$T/old.sock" >"$T/old.out" &
+OLD_PID=$!
+wait_for "$T/old.out" '^listening' || bail "ring-tool olddrainer did not start"
+"$PRODUCER" -d "$T/old.sock" -n 10 -p >"$T/old-producer.out" 2>"$T/old-producer.err" ||
+	bail "shm-producer failed: $(cat "$T/old-producer.err")"
+is "$(grep '^hello' "$T/old.out" | tr '\n' ';')" "hello 4 fds 2 answer 71;hello 3 fds 1 answer 0;" \
+	"the library offers the ring with its holders pipe (hello 4); refused, again as a library before the pipe did"
+is "$(stat "$T/old-producer.out" drainer) $(stat "$T/old-producer.out" attaches)" "1 1" \
+	"and the drainer older than the pipe holds the ring"
+kill $OLD_PID
+wait $OLD_PID 2>/dev/null
 
 # --- counters that lie: a ring's drops never exceed what it numbered, and sums saturate ---
 summary_after_usr1

@@ -44,8 +44,9 @@
 #define SHMRING_SOCKET		"/run/gsmtaplog/drainer.sock"
 
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
-#define SHMRING_VERSION		3	/* the layout: 3: the destination; 2: lanes, and the clock
-					   field; 1: one lane, CLOCK_REALTIME */
+#define SHMRING_VERSION		3	/* the layout: 3: the destination, and a lap's end left
+					   for the longest line formatted in place; 2: lanes,
+					   and the clock field; 1: one lane, CLOCK_REALTIME */
 #define SHMRING_VERSION_MIN	1	/* the oldest a drainer still takes */
 /* The rendezvous (the hello, below) has a version of its own: 4: the holders
  * pipe comes with the memfd; 1 to 3: the memfd alone, and the hello's version

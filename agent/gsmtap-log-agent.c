@@ -1,14 +1,16 @@
 /* gsmtap-log-agent.c: the drainer for application hosts: empties local programs' deferred-mode rings and sends their lines on as GSMTAP datagrams with sendmmsg. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Each ring gets a UDP socket of its own, connected to the collector the ring
+ * Each lane gets a UDP socket of its own, connected to the collector its ring
  * names (its program's `log gsmtap HOST`, shmring.h), or to -c's, and bound
- * to the port the ring keeps (so that a restarted agent sends from the same
- * source, and the collector's sequence accounting of that producer goes on);
- * a new ring gets an ephemeral port.  Each line goes out as the datagram the
- * program would have sent in direct mode: the same prefix, timestamp,
- * thread id and sequence number.  Lines are given back to their ring only
- * once the kernel took them; a full socket buffer leaves them in the ring.
+ * to the lane's number as the drain gives it (numbers.h): the one the ring
+ * kept, so that a restarted agent sends from the same source and the
+ * collector's sequence accounting of that thread goes on, or a fresh one,
+ * from the kernel's range of ephemeral ports, where no service expects to
+ * bind.  Each line goes out as the datagram the program would have sent in
+ * direct mode: the same prefix, timestamp, thread id and sequence number.
+ * Lines are given back to their ring only once the kernel took them; a full
+ * socket buffer leaves them in the ring.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,7 +19,6 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "drain.h"
+#include "signals.h"
 #include "wire.h"
 
 #define PREFIX		"gsmtap-log-agent: "
@@ -84,8 +86,6 @@ static struct {
 	struct shmring_cursor before[BATCH];
 } agent = { .port = "4729", .socket_path = SHMRING_SOCKET };
 
-static volatile sig_atomic_t got_term, got_hup, got_usr1;
-static sigset_t wait_mask;
 static int err_fd = STDERR_FILENO;
 
 /* One line on standard error, never waiting for a slow reader (it is dropped then). */
@@ -118,36 +118,6 @@ static void fatal(int status, const char *fmt, ...)
 	va_end(ap);
 	say("%s", msg);
 	exit(status);
-}
-
-static void signal_cb(int sig)
-{
-	if (sig == SIGHUP)
-		got_hup = 1;
-	else if (sig == SIGUSR1)
-		got_usr1 = 1;
-	else
-		got_term = 1;
-}
-
-/* As gsmtap-logd: handlers only set flags, and signals come in only while waiting. */
-static void take_signals(void)
-{
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
-	struct sigaction sa = { .sa_handler = signal_cb };
-	sigset_t block;
-
-	sigemptyset(&block);
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		if (sigaction(sigs[i], &sa, NULL))
-			fatal(EXIT_FATAL, "cannot take over the signals: %s", strerror(errno));
-		sigaddset(&block, sigs[i]);
-	}
-	signal(SIGPIPE, SIG_IGN);
-	sigprocmask(SIG_BLOCK, &block, &wait_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigdelset(&wait_mask, sigs[i]);
 }
 
 /* ---- the collector ---- */
@@ -191,13 +161,13 @@ static int resolve(void)
 	return 0;
 }
 
-static void bind_port(int fd, int family, uint16_t port)
+static int bind_port(int fd, int family, uint16_t port)
 {
 	struct sockaddr_storage ss = { .ss_family = family };
 
 	((struct sockaddr_in *)&ss)->sin_port = htons(port);	/* the same offset in v6 */
-	bind(fd, (struct sockaddr *)&ss, family == AF_INET ? sizeof(struct sockaddr_in) :
-							      sizeof(struct sockaddr_in6));
+	return bind(fd, (struct sockaddr *)&ss, family == AF_INET ? sizeof(struct sockaddr_in) :
+								     sizeof(struct sockaddr_in6));
 }
 
 /* Where a ring's lines go: the collector it names, else -c's.  \returns the
@@ -214,14 +184,15 @@ static socklen_t dest_of(const struct drain_ring *r, struct sockaddr_storage *ds
 	return len;
 }
 
-/* A new ring: its socket, from the port it had under the agent before if it
- * can still be had, else from a new one, which the ring then keeps. */
+/* A new lane: its socket, from the port the drain gives it, connected to
+ * where its ring's lines go.  A port another socket holds, or no descriptor
+ * left, is said to the drain, which tries another number or asks again
+ * later. */
 static int attach_cb(void *ctx, struct drain_ring *r)
 {
-	uint32_t kept = atomic_load_explicit(&r->rd.hdr->port, memory_order_relaxed);
-	struct sockaddr_storage me, dst;
-	socklen_t len = sizeof(me), dst_len;
-	char host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
+	struct sockaddr_storage dst;
+	socklen_t dst_len;
+	char who[160], host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
 	int size = SNDBUF, e;
 	struct out *o;
 	bool own;
@@ -242,17 +213,13 @@ static int attach_cb(void *ctx, struct drain_ring *r)
 		goto fail;
 	if (setsockopt(o->fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
 		setsockopt(o->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-	if (kept >= 1024 && kept <= 65535)
-		bind_port(o->fd, dst.ss_family, (uint16_t)kept);
-	if (connect(o->fd, (struct sockaddr *)&dst, dst_len) ||
-	    getsockname(o->fd, (struct sockaddr *)&me, &len))
+	if (bind_port(o->fd, dst.ss_family, r->port) || connect(o->fd, (struct sockaddr *)&dst, dst_len))
 		goto fail;
-	r->port = ntohs(((struct sockaddr_in *)&me)->sin_port);
 	r->user = o;
+	drain_describe(r, who, sizeof(who));
 	getnameinfo((struct sockaddr *)&dst, dst_len, host, sizeof(host), port, sizeof(port),
 		    NI_NUMERICHOST | NI_NUMERICSERV);
-	say("ring of %.*s (pid %d, uid %u) taken: its lines go out from port %u to %s port %s (%s)",
-	    (int)r->rd.ident_len, r->rd.ident, (int)r->pid, (unsigned int)r->uid, r->port, host, port,
+	say("ring of %s taken: its lines go out from port %u to %s port %s (%s)", who, r->port, host, port,
 	    o->own_dest ? "the ring's collector" : "-c");
 	return 0;
 fail:
@@ -260,8 +227,31 @@ fail:
 	if (o->fd >= 0)
 		close(o->fd);
 	free(o);
-	say("cannot make a socket for the ring of pid %d: %s", (int)r->pid, strerror(e));
+	if (e != EADDRINUSE && e != EMFILE && e != ENFILE)
+		say("cannot make a socket for the ring of pid %d: %s", (int)r->pid, strerror(e));
 	return -e;
+}
+
+static void say_cb(void *ctx, const char *line)
+{
+	(void)ctx;
+	say("%s", line);
+}
+
+/* Fresh lane numbers come from the kernel's range of ephemeral ports. */
+static void ephemeral_range(uint16_t *first, uint16_t *last)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	unsigned int lo, hi;
+
+	*first = 32768;
+	*last = 60999;
+	if (f && fscanf(f, "%u %u", &lo, &hi) == 2 && lo >= 1024 && lo <= hi && hi <= 65535) {
+		*first = (uint16_t)lo;
+		*last = (uint16_t)hi;
+	}
+	if (f)
+		fclose(f);
 }
 
 static void detach_cb(void *ctx, struct drain_ring *r)
@@ -386,11 +376,12 @@ static void summary(void)
 	struct drain_counts c;
 
 	drain_counts(agent.drain, &c);
-	say("rings=%zu attached=%" PRIu64 " lanes=%" PRIu64 " ended=%" PRIu64 " refused=%" PRIu64 " broken=%" PRIu64
+	say("rings=%zu attached=%" PRIu64 " lanes=%" PRIu64 " ended=%" PRIu64 " refused=%" PRIu64
+	    " over_share=%" PRIu64 " no_fds=%" PRIu64 " broken=%" PRIu64
 	    " lines=%" PRIu64 " ring_drops=%" PRIu64 " abandoned=%" PRIu64 " corrupt=%" PRIu64
 	    " port_unreachable=%" PRIu64,
-	    c.rings, c.attached, c.lanes, c.ended, c.refused, c.broken, c.lines, c.ring_drops, c.abandoned,
-	    c.corrupt, agent.refused);
+	    c.rings, c.attached, c.lanes, c.ended, c.refused, c.over_share, c.no_fds, c.broken, c.lines,
+	    c.ring_drops, c.abandoned, c.corrupt, agent.refused);
 	drain_foreach(agent.drain, ring_line_cb, NULL);
 }
 
@@ -418,19 +409,18 @@ static void run(void)
 {
 	struct pollfd pfd = { .fd = drain_fd(agent.drain), .events = POLLIN };
 	time_t next_stats = agent.stats_interval ? time(NULL) + agent.stats_interval : 0;
-	const struct timespec wait = { WAIT_MS / 1000, (WAIT_MS % 1000) * 1000000 };
+	unsigned int sigs = 0;
 	uint64_t deadline;
 
-	while (!got_term) {
-		ppoll(&pfd, 1, &wait, &wait_mask);
+	while (!(sigs & SIGNALS_TERM)) {
+		signals_ppoll(&pfd, 1, WAIT_MS);
 		pump(16);
-		if (got_hup) {
-			got_hup = 0;
+		sigs = signals_taken();
+		if (sigs & SIGNALS_HUP) {
 			if (agent.host && resolve() == 0)
 				drain_foreach(agent.drain, reconnect_cb, NULL);
 		}
-		if (got_usr1 || (next_stats && time(NULL) >= next_stats)) {
-			got_usr1 = 0;
+		if ((sigs & SIGNALS_USR1) || (next_stats && time(NULL) >= next_stats)) {
 			if (next_stats)
 				next_stats = time(NULL) + agent.stats_interval;
 			summary();
@@ -477,7 +467,7 @@ static void parse(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct drain_config dc = { .hooks = { .attach = attach_cb, .detach = detach_cb } };
+	struct drain_config dc = { .lane_fds = 1, .hooks = { .attach = attach_cb, .detach = detach_cb, .say = say_cb } };
 	char err[DRAIN_ERR_MAX];
 	int fd;
 
@@ -487,10 +477,12 @@ int main(int argc, char **argv)
 	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0)
 		err_fd = fd;
-	take_signals();
+	if (signals_take())
+		fatal(EXIT_FATAL, "cannot take over the signals: %s", strerror(errno));
 	if (agent.host && resolve())
 		exit(EXIT_FATAL);
 	dc.path = agent.socket_path;
+	ephemeral_range(&dc.first_port, &dc.last_port);
 	agent.drain = drain_open(&dc, err);
 	if (!agent.drain)
 		fatal(EXIT_FATAL, "%s", err);

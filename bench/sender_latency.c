@@ -148,7 +148,8 @@ static struct {
 
 static create_gsmtap_fn *shim_create_gsmtap;	/*!< the shim's, from -P */
 static int syscalls_fd = -1;	/*!< this thread's system calls, or -1: not counted */
-static char drainer_path[64];	/*!< the drainer thread's socket */
+static char drainer_dir[64];	/*!< the socket's own: a drainer refuses one others may write to (/tmp) */
+static char drainer_path[80];	/*!< the drainer thread's socket */
 static uint8_t floor_prefix[WIRE_PREFIX_LEN];
 static size_t ring_size;	/*!< -R; 0: the library's default */
 static char *line_buf;
@@ -606,7 +607,10 @@ static struct gsmtaplog *open_deferred(pthread_t *thread)
 	struct gsmtaplog_stats st;
 	struct gsmtaplog *s;
 
-	snprintf(drainer_path, sizeof(drainer_path), "/tmp/sender_latency.%d.sock", (int)getpid());
+	strcpy(drainer_dir, "/tmp/sender_latency.XXXXXX");
+	if (!mkdtemp(drainer_dir))
+		err(1, "mkdtemp");
+	snprintf(drainer_path, sizeof(drainer_path), "%s/drainer.sock", drainer_dir);
 	col.drain = drain_open(&dc, why);
 	if (!col.drain)
 		errx(1, "%s", why);
@@ -1074,5 +1078,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		latency_free(&sys[i].lat);
 	drain_close(col.drain);
+	if (*drainer_dir)
+		rmdir(drainer_dir);
 	return 0;
 }

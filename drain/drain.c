@@ -4,20 +4,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "drain.h"
+#include "numbers.h"
+#include "rendezvous.h"
+#include "shares.h"
 #include "tscclock.h"
 
 /* The poll timer: fast while lines come, slower while the rings are idle,
@@ -30,8 +34,16 @@
 #define EVENTS_BATCH	64
 /* At most this many descriptors are taken from one hello; more is refused. */
 #define HELLO_FDS	4
+/* Out of descriptors: how long the socket is left alone when even the spare
+ * descriptor did not help, and how soon a lane whose user could not take it
+ * is tried again. */
+#define NO_FDS_PAUSE_NS	100000000ull
+/* The same refusal (why and uid) is said again only after this long; each is counted. */
+#define SAY_AGAIN_NS	60000000000ull
+/* Numbers tried for one lane when its user finds them taken (the agent: by other sockets). */
+#define NUMBER_TRIES	64
 
-enum tag_kind { TAG_LISTEN, TAG_TIMER, TAG_CONN, TAG_PIDFD };
+enum tag_kind { TAG_LISTEN, TAG_TIMER, TAG_CONN, TAG_FOLLOW };
 
 struct tag {
 	enum tag_kind kind;
@@ -45,6 +57,7 @@ struct lane {
 	bool shown;			/*!< it has had a line: numbered, and the user told */
 	bool broken;			/*!< it broke the layout, or the user refused it: not read */
 	bool finished;			/*!< read to its end after its producer went */
+	uint64_t retry_at;		/*!< its user was out of descriptors: ask again then */
 	uint64_t drops_counted;		/*!< the producer's `dropped` as we last counted it */
 	bool pending;			/*!< the slot at the cursor was found unpublished ... */
 	uint32_t pending_idx;
@@ -56,34 +69,53 @@ struct ring {
 	struct drain *d;
 	bool live;			/*!< hello accepted, lanes mapped */
 	int conn;
-	int pidfd;
+	int follow_fd;			/*!< the holders pipe's read end, or (hellos 1 to 3) the pidfd */
+	bool by_holders;		/*!< follow_fd is the holders pipe */
+	uid_t uid;			/*!< the peer, from SO_PEERCRED at accept */
+	pid_t pid;
+	unsigned int fds;		/*!< descriptors it costs, taken from its uid's share */
 	void *mem;
 	size_t len;
 	dev_t dev;
 	ino_t ino;
-	bool hup;			/*!< no process holds the producer's end any more */
-	bool dead;			/*!< the producer has exited */
+	bool hup;			/*!< no process holds the producer's end of the connection */
+	bool dead;			/*!< the producer has exited (hellos 1 to 3) */
+	bool held_by_none;		/*!< no process holds the holders pipe's write end */
 	bool finished;			/*!< every lane read to its end: let go at the next release */
 	uint64_t hello_deadline;
 	unsigned int n_lanes;
 	struct lane lanes[SHMRING_LANES_MAX];
-	struct tag conn_tag, pid_tag;
+	struct tag conn_tag, follow_tag;
+};
+
+/*! A refusal as last said, so that a flood of the same one is said once. */
+struct said {
+	int why;			/*!< the errno answered */
+	uid_t uid;
+	uint64_t at;
+	uint64_t since;			/*!< refusals not said since */
 };
 
 struct drain {
 	int ep, listen_fd, timer_fd;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct rendezvous rv;		/*!< the socket producers offer on; listen_fd is its */
+	int spare_fd;			/*!< kept open to be closed when out of descriptors */
 	struct ring **rings;		/*!< connections and rings, max_rings of them */
 	size_t n;
-	unsigned int max_rings;
+	unsigned int max_rings, lane_fds;
 	uint64_t abandon_ns;
 	struct drain_hooks hooks;
 	struct drain_counts done;	/*!< rings already let go, and offers refused */
+	struct shares *shares;
+	struct numbers *numbers;
+	bool said_wrapped;
+	struct said said;
+	bool no_fds;			/*!< out of descriptors since this was said */
+	uint64_t no_fds_refused;	/*!< offers refused meanwhile */
+	uint64_t listen_paused_until;	/*!< not even the spare helped: accept again then */
 	size_t next;			/*!< round robin start */
-	uint16_t next_port;
 	uint64_t tick_ns;
 	bool found;			/*!< lines were read since the last tick */
-	bool bound;			/*!< the socket file is ours to remove */
 	struct tscclock clock;		/*!< for lanes stamped with the TSC */
 	struct tag listen_tag, timer_tag;
 };
@@ -96,9 +128,23 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int watch(struct drain *d, int fd, struct tag *tag)
+static void say(struct drain *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct drain *d, const char *fmt, ...)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+	char line[512];
+	va_list ap;
+
+	if (!d->hooks.say)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	d->hooks.say(d->hooks.ctx, line);
+}
+
+static int watch(struct drain *d, int fd, struct tag *tag, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = tag };
 
 	return epoll_ctl(d->ep, EPOLL_CTL_ADD, fd, &ev);
 }
@@ -114,78 +160,40 @@ static void set_tick(struct drain *d, uint64_t ns)
 		d->tick_ns = ns;
 }
 
-/* ---- listening ---- */
+/* ---- starting ---- */
 
-/* A socket file left by a drainer that died is replaced; one that a live
- * drainer answers on is not taken from it. */
-static int clear_path(const char *path, char *err)
+static int listen_on(struct drain *d, const char *path, char *err)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, rc;
+	char why[RENDEZVOUS_ERR_MAX];
+	int rc = rendezvous_listen(&d->rv, path, 64, why);
 
-	if (lstat(path, &st)) {
-		if (errno == ENOENT)
-			return 0;
-		snprintf(err, DRAIN_ERR_MAX, "cannot use %s: %s", path, strerror(errno));
+	if (rc) {
+		snprintf(err, DRAIN_ERR_MAX, "%s", why);
+		errno = -rc;
 		return -1;
 	}
-	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, DRAIN_ERR_MAX, "%s exists and is not a socket", path);
-		errno = EEXIST;
-		return -1;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	rc = fd >= 0 ? connect(fd, (struct sockaddr *)&sa, sizeof(sa)) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (rc == 0) {
-		snprintf(err, DRAIN_ERR_MAX, "another drainer listens on %s", path);
-		errno = EADDRINUSE;
-		return -1;
-	}
-	if (unlink(path)) {
-		snprintf(err, DRAIN_ERR_MAX, "cannot replace the stale socket %s: %s", path, strerror(errno));
-		return -1;
-	}
+	d->listen_fd = d->rv.fd;
 	return 0;
 }
 
-/* The socket's directory, made if missing (one level, as /run/gsmtaplog). */
-static void make_parent(const char *path)
+/* The descriptors rings may cost: the soft limit less the drainer's own,
+ * raised first towards what max_rings rings of the most lanes could cost,
+ * as far as the hard limit allows. */
+static unsigned int fd_budget(unsigned int max_rings, unsigned int lane_fds)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *slash;
+	struct rlimit rl;
+	rlim_t want = (rlim_t)max_rings * (2 + SHMRING_LANES_MAX * lane_fds) + DRAIN_FDS_OWN;
 
-	strcpy(dir, path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		mkdir(dir, 0755);
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur < want && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
 	}
-}
-
-static int listen_on(struct drain *d, char *err)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-
-	if (strlen(d->path) >= sizeof(sa.sun_path) || !*d->path) {
-		snprintf(err, DRAIN_ERR_MAX, "socket path '%s' is empty or too long", d->path);
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	make_parent(d->path);
-	if (clear_path(d->path, err))
-		return -1;
-	strcpy(sa.sun_path, d->path);
-	d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (d->listen_fd < 0 || bind(d->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    !(d->bound = true) || chmod(d->path, 0666) || listen(d->listen_fd, 64)) {
-		snprintf(err, DRAIN_ERR_MAX, "cannot listen on %s: %s", d->path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (rl.rlim_cur <= DRAIN_FDS_OWN)
+		return 0;
+	return rl.rlim_cur - DRAIN_FDS_OWN > 1u << 30 ? 1u << 30 : (unsigned int)(rl.rlim_cur - DRAIN_FDS_OWN);
 }
 
 struct drain *drain_open(const struct drain_config *cfg, char *err)
@@ -197,22 +205,27 @@ struct drain *drain_open(const struct drain_config *cfg, char *err)
 		snprintf(err, DRAIN_ERR_MAX, "out of memory");
 		return NULL;
 	}
-	*d = (struct drain){ .ep = -1, .listen_fd = -1, .timer_fd = -1, .hooks = cfg->hooks, .next_port = 1,
+	*d = (struct drain){ .ep = -1, .listen_fd = -1, .timer_fd = -1, .spare_fd = -1, .hooks = cfg->hooks,
+			     .rv = { .fd = -1, .dir_fd = -1 }, .lane_fds = cfg->lane_fds,
 			     .max_rings = cfg->max_rings ? cfg->max_rings : DRAIN_RINGS_MAX,
 			     .abandon_ns = cfg->abandon_ns ? cfg->abandon_ns : DRAIN_ABANDON_NS,
 			     .listen_tag = { TAG_LISTEN, NULL }, .timer_tag = { TAG_TIMER, NULL } };
-	snprintf(d->path, sizeof(d->path), "%s", cfg->path ? cfg->path : "");
 	d->rings = calloc(d->max_rings, sizeof(*d->rings));
-	if (!d->rings) {
-		snprintf(err, DRAIN_ERR_MAX, "out of memory");
+	d->shares = shares_new(d->max_rings, fd_budget(d->max_rings, d->lane_fds), geteuid());
+	d->numbers = numbers_new(cfg->first_port ? cfg->first_port : 1, cfg->last_port ? cfg->last_port : 65535);
+	if (!d->rings || !d->shares || !d->numbers) {
+		snprintf(err, DRAIN_ERR_MAX, "out of memory, or no lane numbers (%u to %u)", cfg->first_port,
+			 cfg->last_port);
+		errno = ENOMEM;
 		goto fail;
 	}
-	if (listen_on(d, err))
+	if (listen_on(d, cfg->path ? cfg->path : "", err))
 		goto fail;
+	d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	d->ep = epoll_create1(EPOLL_CLOEXEC);
 	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->ep < 0 || d->timer_fd < 0 || watch(d, d->listen_fd, &d->listen_tag) ||
-	    watch(d, d->timer_fd, &d->timer_tag)) {
+	if (d->spare_fd < 0 || d->ep < 0 || d->timer_fd < 0 || watch(d, d->listen_fd, &d->listen_tag, EPOLLIN) ||
+	    watch(d, d->timer_fd, &d->timer_tag, EPOLLIN)) {
 		snprintf(err, DRAIN_ERR_MAX, "cannot set up the drain: %s", strerror(errno));
 		goto fail;
 	}
@@ -234,15 +247,40 @@ int drain_fd(const struct drain *d)
 
 const char *drain_path(const struct drain *d)
 {
-	return d->path;
+	return d->rv.path;
 }
 
-/* ---- rings come ---- */
+/* ---- refusals ---- */
 
 static void answer(int conn, int32_t err)
 {
 	send(conn, &err, sizeof(err), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
+
+/* Count a refusal and say it, unless the same (why, uid) was said within
+ * SAY_AGAIN_NS: a user offering rings in a loop fills no log. */
+static void note_refusal(struct drain *d, int why, uid_t uid, pid_t pid, const char *what)
+{
+	uint64_t now = now_ns();
+
+	d->done.refused++;
+	if (why == EDQUOT)
+		d->done.over_share++;
+	if (why == EMFILE || why == ENFILE)
+		d->done.no_fds++;
+	if (d->said.why == why && d->said.uid == uid && now - d->said.at < SAY_AGAIN_NS) {
+		d->said.since++;
+		return;
+	}
+	if (d->said.since)
+		say(d, "refused a ring of uid %u (pid %d): %s (%llu refusals since the last one said were not said)",
+		    (unsigned int)uid, (int)pid, what, (unsigned long long)d->said.since);
+	else
+		say(d, "refused a ring of uid %u (pid %d): %s", (unsigned int)uid, (int)pid, what);
+	d->said = (struct said){ .why = why, .uid = uid, .at = now };
+}
+
+/* ---- rings come and go ---- */
 
 /* Close a connection or ring and forget it; the slot it held in the list is
  * the caller's to fill. */
@@ -250,13 +288,18 @@ static void free_ring(struct ring *r)
 {
 	struct drain *d = r->d;
 
-	for (unsigned int k = 0; r->live && d->hooks.detach && k < r->n_lanes; k++)
-		if (r->lanes[k].shown)
+	for (unsigned int k = 0; r->live && k < r->n_lanes; k++) {
+		if (!r->lanes[k].shown)
+			continue;
+		if (d->hooks.detach)
 			d->hooks.detach(d->hooks.ctx, &r->lanes[k].pub);
+		numbers_put(d->numbers, r->lanes[k].pub.port);
+	}
+	shares_give(d->shares, r->uid, 1, r->fds);
 	if (r->mem)
 		munmap(r->mem, r->len);
-	if (r->pidfd >= 0)
-		close(r->pidfd);
+	if (r->follow_fd >= 0)
+		close(r->follow_fd);
 	if (r->conn >= 0)
 		close(r->conn);
 	free(r);
@@ -281,62 +324,112 @@ static void remove_ring(struct drain *d, struct ring *r)
 	}
 }
 
+/* Out of descriptors (accept4() says so before it looks for a connection):
+ * a connection waiting is taken with the spare descriptor and answered, so
+ * that the socket does not stay readable (and the drainer spin on it) and
+ * the producer hears why.  Said once until descriptors come back.
+ * \returns whether there may be more to take; when even the spare did not
+ * help, the socket is left alone for a while. */
+static bool refuse_for_fds(struct drain *d, int e)
+{
+	int conn = -1, again = 0;
+
+	if (!d->no_fds) {
+		say(d, "out of descriptors (%s): offers are refused until some are free (counted as no_fds=)",
+		    strerror(e));
+		d->no_fds = true;
+	}
+	if (d->spare_fd >= 0) {
+		close(d->spare_fd);
+		conn = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		again = conn < 0 ? errno : 0;
+		if (conn >= 0) {
+			answer(conn, e);
+			close(conn);
+			d->done.refused++;
+			d->done.no_fds++;
+			d->no_fds_refused++;
+		}
+		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	if (conn >= 0 && d->spare_fd >= 0)
+		return true;
+	if (d->spare_fd >= 0 && (again == EAGAIN || again == EWOULDBLOCK))
+		return false;	/* nothing waits */
+	epoll_ctl(d->ep, EPOLL_CTL_DEL, d->listen_fd, NULL);
+	d->listen_paused_until = now_ns() + NO_FDS_PAUSE_NS;
+	return false;
+}
+
+static void fds_back(struct drain *d)
+{
+	if (!d->no_fds)
+		return;
+	say(d, "descriptors are free again: %llu offers were refused meanwhile",
+	    (unsigned long long)d->no_fds_refused);
+	d->no_fds = false;
+	d->no_fds_refused = 0;
+}
+
+/* A connection, its peer known (SO_PEERCRED) and its place taken from its
+ * uid's share.  \returns 0 or the errno to answer */
+static int admit(struct drain *d, int conn, struct ring **out)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	enum shares_verdict v;
+	char why[160];
+	struct ring *r;
+
+	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0) {
+		note_refusal(d, EPROTO, (uid_t)-1, 0, "its credentials cannot be read");
+		return EPROTO;
+	}
+	v = d->n < d->max_rings ? shares_take(d->shares, cred.uid, 1, 1) : SHARES_FULL;
+	if (v != SHARES_OK) {
+		shares_why(d->shares, v, cred.uid, why, sizeof(why));
+		note_refusal(d, v == SHARES_FULL ? EBUSY : EDQUOT, cred.uid, cred.pid, why);
+		return v == SHARES_FULL ? EBUSY : EDQUOT;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		shares_give(d->shares, cred.uid, 1, 1);
+		note_refusal(d, ENOMEM, cred.uid, cred.pid, "out of memory");
+		return ENOMEM;
+	}
+	*r = (struct ring){ .d = d, .conn = conn, .follow_fd = -1, .uid = cred.uid, .pid = cred.pid, .fds = 1,
+			    .hello_deadline = now_ns() + HELLO_NS,
+			    .conn_tag = { TAG_CONN, r }, .follow_tag = { TAG_FOLLOW, r } };
+	*out = r;
+	return 0;
+}
+
 static void accept_all(struct drain *d)
 {
 	for (;;) {
-		int conn = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct ring *r;
+		int conn = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), err;
+		struct ring *r = NULL;
 
+		if (conn < 0 && (errno == EMFILE || errno == ENFILE)) {
+			if (refuse_for_fds(d, errno))
+				continue;
+			return;
+		}
 		if (conn < 0)
 			return;
-		r = d->n < d->max_rings ? calloc(1, sizeof(*r)) : NULL;
-		if (!r) {
-			answer(conn, d->n < d->max_rings ? ENOMEM : EBUSY);
+		fds_back(d);
+		err = admit(d, conn, &r);
+		if (err) {
+			answer(conn, err);
 			close(conn);
-			d->done.refused++;
 			continue;
 		}
-		*r = (struct ring){ .d = d, .conn = conn, .pidfd = -1, .hello_deadline = now_ns() + HELLO_NS,
-				    .conn_tag = { TAG_CONN, r }, .pid_tag = { TAG_PIDFD, r } };
-		if (watch(d, conn, &r->conn_tag)) {
+		if (watch(d, conn, &r->conn_tag, EPOLLIN)) {
 			free_ring(r);
 			continue;
 		}
 		d->rings[d->n++] = r;
 	}
-}
-
-static bool port_used(const struct drain *d, uint32_t port)
-{
-	for (size_t i = 0; i < d->n; i++)
-		for (unsigned int k = 0; d->rings[i]->live && k < d->rings[i]->n_lanes; k++)
-			if (d->rings[i]->lanes[k].shown && d->rings[i]->lanes[k].pub.port == port)
-				return true;
-	return false;
-}
-
-/* The ring keeps the number a drainer gave it before, so that its lines keep
- * their source across drainer restarts, unless another ring has it now. */
-static uint16_t next_port(struct drain *d)
-{
-	uint16_t port = d->next_port;
-
-	d->next_port = port == 65535 ? 1 : port + 1;
-	return port;
-}
-
-/* A new ring gets the next number not taken: numbers are not given again
- * soon, so that a collector does not take a new producer for an old one. */
-static uint16_t pick_port(struct drain *d, uint32_t asked)
-{
-	uint16_t port;
-
-	if (asked >= 1 && asked <= 65535 && !port_used(d, asked))
-		return (uint16_t)asked;
-	do
-		port = next_port(d);
-	while (port_used(d, port));
-	return port;
 }
 
 /* Bytes of one lane of a memfd of \a total bytes in \a lanes, or 0 if it cannot be one. */
@@ -384,36 +477,49 @@ static int map_ring(struct ring *r, int fd, const struct shmring_hello *hello)
 	r->n_lanes = lanes;
 	for (unsigned int k = 0; k < lanes; k++) {
 		r->lanes[k].ring = r;
+		r->lanes[k].pub.pid = r->pid;
+		r->lanes[k].pub.uid = r->uid;
 		if (shmring_attach(&r->lanes[k].pub.rd, (uint8_t *)r->mem + k * each, each) != SHMRING_OK)
 			return EINVAL;
+		r->lanes[k].pub.made_by = (pid_t)r->lanes[0].pub.rd.hdr->pid;
 	}
 	return 0;
 }
 
-/* The producer, followed by a pidfd.  If it died between its offer and now,
- * its end of the connection is already closed: the ring then ends at once
- * rather than follow whichever process got the number since. */
+/* The holders pipe (hello version 4): its read end, kept, which hangs up when no
+ * process holds the ring any more.  Only that is waited for: bytes a
+ * producer writes into it are never read, and wake no one. */
+static int follow_holders(struct ring *r, int fd)
+{
+	struct stat st;
+	int flags = fcntl(fd, F_GETFL);
+
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) || flags < 0 || (flags & O_ACCMODE) != O_RDONLY)
+		return EPROTO;
+	r->follow_fd = fd;
+	r->by_holders = true;
+	return 0;
+}
+
+/* Versions 1 and 2: the process that offered the ring, by its pidfd.  If it
+ * died between its offer and now, its end of the connection is already
+ * closed: the ring then ends at once rather than follow whichever process
+ * got the number since. */
 static int follow_producer(struct ring *r)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 	struct pollfd pfd = { .fd = r->conn, .events = POLLRDHUP };
 
-	if (getsockopt(r->conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0)
-		return EPROTO;
-	for (unsigned int k = 0; k < r->n_lanes; k++) {
-		r->lanes[k].pub.pid = cred.pid;
-		r->lanes[k].pub.uid = cred.uid;
-	}
-	r->pidfd = pidfd_open(cred.pid, 0);
-	if (r->pidfd < 0)
+	r->follow_fd = pidfd_open(r->pid, 0);
+	if (r->follow_fd < 0)
 		return errno;
 	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP)))
 		r->hup = r->dead = true;
 	return 0;
 }
 
-/* One message: the hello and exactly one descriptor. */
+/* One message: the hello and its descriptors, exactly as many as its version
+ * brings: the memfd, and from version SHMRING_HELLO_HOLDERS on the holders
+ * pipe. */
 static int take_hello(struct ring *r)
 {
 	union {
@@ -426,6 +532,7 @@ static int take_hello(struct ring *r)
 			      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
 	int fds[HELLO_FDS], nfds = 0, err;
 	ssize_t n = recvmsg(r->conn, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	bool holders;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return -EAGAIN;
@@ -435,29 +542,48 @@ static int take_hello(struct ring *r)
 		for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) && nfds < HELLO_FDS; k++)
 			memcpy(&fds[nfds++], CMSG_DATA(c) + k * sizeof(int), sizeof(int));
 	}
-	if (n != sizeof(hello) || nfds != 1 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    hello.magic != SHMRING_MAGIC || !shmring_version_ok(hello.version) || (hello.version == 1 && hello.lanes))
-		err = EPROTO;
+	holders = n == sizeof(hello) && hello.version >= SHMRING_HELLO_HOLDERS;
+	if (n != sizeof(hello) || nfds != (holders ? 2 : 1) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    hello.magic != SHMRING_MAGIC || !shmring_hello_version_ok(hello.version) ||
+	    (hello.version == 1 && hello.lanes))
+		err = n >= 0 && (msg.msg_flags & MSG_CTRUNC) && nfds < HELLO_FDS ? EMFILE : EPROTO;
 	else
 		err = map_ring(r, fds[0], &hello);
+	if (!err)
+		err = holders ? follow_holders(r, fds[1]) : follow_producer(r);
 	for (int k = 0; k < nfds; k++)
-		close(fds[k]);
+		if (fds[k] != r->follow_fd)
+			close(fds[k]);
 	return err ? -err : 0;
 }
 
+/* The hello: the ring checked, mapped and followed, and the descriptors it
+ * costs (its lanes' too, at the most) taken from its uid's share. */
 static void take_offer(struct drain *d, struct ring *r)
 {
 	int err = -take_hello(r);
+	unsigned int more = 1 + r->n_lanes * d->lane_fds;
+	enum shares_verdict v = SHARES_OK;
+	char why[160];
 
 	if (err == EAGAIN)
 		return;
-	if (!err)
-		err = follow_producer(r);
-	if (!err && watch(d, r->pidfd, &r->pid_tag))
-		err = errno;
+	if (!err) {
+		v = shares_take(d->shares, r->uid, 0, more);
+		err = v == SHARES_OK ? 0 : v == SHARES_FULL ? EBUSY : EDQUOT;
+	}
+	if (!err) {
+		r->fds += more;
+		if (watch(d, r->follow_fd, &r->follow_tag, r->by_holders ? 0 : EPOLLIN))
+			err = errno;
+	}
 	if (err) {
+		if (v != SHARES_OK)
+			shares_why(d->shares, v, r->uid, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "%s", strerror(err));
 		answer(r->conn, err);
-		d->done.refused++;
+		note_refusal(d, err, r->uid, r->pid, why);
 		remove_ring(d, r);
 		return;
 	}
@@ -466,24 +592,71 @@ static void take_offer(struct drain *d, struct ring *r)
 	answer(r->conn, 0);
 }
 
+int drain_describe(const struct drain_ring *r, char *buf, size_t room)
+{
+	if (r->made_by == r->pid)
+		return snprintf(buf, room, "%.*s (pid %d, uid %u)", (int)r->rd.ident_len, r->rd.ident, (int)r->pid,
+				(unsigned int)r->uid);
+	return snprintf(buf, room, "%.*s (pid %d, uid %u; the ring says pid %d made it)", (int)r->rd.ident_len,
+			r->rd.ident, (int)r->pid, (unsigned int)r->uid, (int)r->made_by);
+}
+
+/* The lane's number: the one its ring kept, if this drainer may give it to
+ * the ring (numbers.h), else a fresh one. */
+static uint16_t pick_number(struct drain *d, struct lane *l, const struct numbers_owner *o, bool fresh)
+{
+	uint16_t num = fresh ? 0 : numbers_kept(d->numbers, atomic_load_explicit(&l->pub.rd.hdr->port,
+										    memory_order_relaxed), o);
+
+	if (!num)
+		num = numbers_fresh(d->numbers);
+	if (numbers_wrapped(d->numbers) && !d->said_wrapped) {
+		say(d, "every lane number has been given once: numbers of rings gone are given again, oldest first");
+		d->said_wrapped = true;
+	}
+	return num;
+}
+
 /* A lane is shown to the user once a line has been numbered in it: a
  * producer has a lane per thread, most of them never used.  It keeps the
- * number a drainer gave it before. */
-static void show_lane(struct drain *d, struct lane *l)
+ * number a drainer gave it before, if it may. */
+static void show_lane(struct drain *d, struct lane *l, uint64_t now)
 {
 	struct shmring_header *h = l->pub.rd.hdr_rw;
+	const struct numbers_owner o = { l->ring->uid, l->ring->dev, l->ring->ino };
+	int rc = -EADDRINUSE;
 
-	if (!__atomic_load_n(&h->head[0], __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&h->head[0], __ATOMIC_RELAXED) || now < l->retry_at)
 		return;
-	l->pub.port = pick_port(d, atomic_load_explicit(&h->port, memory_order_relaxed));
 	l->drops_counted = atomic_load_explicit(&h->drops_seen, memory_order_relaxed);
-	if (d->hooks.attach && d->hooks.attach(d->hooks.ctx, &l->pub)) {
+	for (int k = 0; k < NUMBER_TRIES && rc == -EADDRINUSE; k++) {
+		l->pub.port = pick_number(d, l, &o, k > 0);
+		if (!l->pub.port) {
+			rc = 0;		/* said below */
+			break;
+		}
+		numbers_give(d->numbers, l->pub.port, &o);
+		rc = d->hooks.attach ? d->hooks.attach(d->hooks.ctx, &l->pub) : 0;
+		if (rc)
+			numbers_put(d->numbers, l->pub.port);
+	}
+	if (rc == -EMFILE || rc == -ENFILE) {
+		if (!d->no_fds)
+			say(d, "out of descriptors (%s): lanes wait to be shown until some are free", strerror(-rc));
+		d->no_fds = true;
+		l->retry_at = now + NO_FDS_PAUSE_NS;
+		return;
+	}
+	if (rc || !l->pub.port) {
 		l->broken = true;
-		d->done.refused++;
+		note_refusal(d, rc ? -rc : EBUSY, l->ring->uid, l->ring->pid,
+			     rc ? strerror(-rc) : "every lane number is in use");
 		return;
 	}
 	atomic_store_explicit(&h->port, l->pub.port, memory_order_relaxed);
 	l->shown = true;
+	if (l->retry_at)
+		fds_back(d);
 }
 
 /* The producer's end: it sends nothing after its hello, so anything readable
@@ -499,13 +672,25 @@ static void conn_event(struct ring *r)
 	epoll_ctl(r->d->ep, EPOLL_CTL_DEL, r->conn, NULL);
 }
 
+/* The pidfd is readable (the producer exited), or the holders pipe hung up. */
+static void follow_event(struct ring *r)
+{
+	if (r->by_holders)
+		r->held_by_none = true;
+	else
+		r->dead = true;
+	epoll_ctl(r->d->ep, EPOLL_CTL_DEL, r->follow_fd, NULL);
+}
+
 static void expire_hellos(struct drain *d)
 {
 	uint64_t now = now_ns();
 
 	for (size_t i = 0; i < d->n;) {
-		if (!d->rings[i]->live && now > d->rings[i]->hello_deadline) {
-			d->done.refused++;
+		struct ring *r = d->rings[i];
+
+		if (!r->live && now > r->hello_deadline) {
+			note_refusal(d, ETIMEDOUT, r->uid, r->pid, "it said no hello");
 			remove_at(d, i);
 		} else {
 			i++;
@@ -514,12 +699,18 @@ static void expire_hellos(struct drain *d)
 }
 
 /* Poll fast while lines come, back off while they do not; drop connections
- * that never said hello. */
+ * that never said hello; listen again after a pause for descriptors. */
 static void next_tick(struct drain *d)
 {
 	set_tick(d, d->found ? TICK_MIN_NS : d->tick_ns * 2 > TICK_MAX_NS ? TICK_MAX_NS : d->tick_ns * 2);
 	d->found = false;
 	expire_hellos(d);
+	if (d->listen_paused_until && now_ns() >= d->listen_paused_until) {
+		d->listen_paused_until = 0;
+		if (d->spare_fd < 0)
+			d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		watch(d, d->listen_fd, &d->listen_tag, EPOLLIN);
+	}
 }
 
 void drain_events(struct drain *d)
@@ -545,9 +736,8 @@ void drain_events(struct drain *d)
 			else
 				take_offer(d, t->r);
 			break;
-		case TAG_PIDFD:
-			t->r->dead = true;
-			epoll_ctl(d->ep, EPOLL_CTL_DEL, t->r->pidfd, NULL);
+		case TAG_FOLLOW:
+			follow_event(t->r);
 			break;
 		}
 	}
@@ -555,11 +745,14 @@ void drain_events(struct drain *d)
 
 /* ---- reading ---- */
 
-/* Over: its producer is gone (died, or closed its sender) and no process
- * holds the ring's connection any more, so no line can still be published.
- * The close is said in the first lane. */
+/* Over: no process holds the ring any more, so no line can still be
+ * published.  Version 3 says so by its holders pipe; before, by the producer
+ * gone (died, or closed its sender, said in the first lane) and no process
+ * holding the ring's connection any more. */
 static bool ring_over(const struct ring *r)
 {
+	if (r->by_holders)
+		return r->held_by_none;
 	return r->hup && (r->dead || (atomic_load_explicit(&r->lanes[0].pub.rd.hdr->state, memory_order_acquire) &
 				      SHMRING_CLOSED));
 }
@@ -642,7 +835,7 @@ static size_t read_ring(struct ring *r, size_t budget, drain_line_cb cb, void *c
 		struct lane *l = &r->lanes[k];
 
 		if (!l->shown && !l->broken)
-			show_lane(r->d, l);
+			show_lane(r->d, l, now);
 		if (!l->shown || l->broken)
 			continue;
 		if (!l->finished && taken < budget)
@@ -657,14 +850,10 @@ static size_t read_ring(struct ring *r, size_t budget, drain_line_cb cb, void *c
  * drainer before us, which noted it in the ring). */
 static void count_drops(struct lane *l)
 {
-	struct shmring_header *h = l->pub.rd.hdr_rw;
-	uint64_t dropped = atomic_load_explicit(&h->dropped, memory_order_relaxed);
+	uint64_t more = shmring_new_drops(&l->pub.rd, &l->drops_counted);
 
-	/* A count that goes backwards is the producer's nonsense: start again from it. */
-	if (dropped - l->drops_counted < (1ull << 62))
-		l->pub.ring_drops += dropped - l->drops_counted;
-	l->drops_counted = dropped;
-	atomic_store_explicit(&h->drops_seen, dropped, memory_order_relaxed);
+	l->pub.ring_drops = drain_sat_add(l->pub.ring_drops, more);
+	atomic_store_explicit(&l->pub.rd.hdr_rw->drops_seen, l->drops_counted, memory_order_relaxed);
 }
 
 /* Give a ring's read lines back to its producer, and take in its drops. */
@@ -685,10 +874,10 @@ static void add_counts(struct drain_counts *c, const struct ring *r)
 
 		if (!l->shown)
 			continue;
-		c->lines += l->pub.lines;
-		c->ring_drops += l->pub.ring_drops;
-		c->abandoned += l->pub.rd.cur.abandoned;
-		c->corrupt += l->pub.rd.cur.corrupt;
+		c->lines = drain_sat_add(c->lines, l->pub.lines);
+		c->ring_drops = drain_sat_add(c->ring_drops, l->pub.ring_drops);
+		c->abandoned = drain_sat_add(c->abandoned, l->pub.rd.cur.abandoned);
+		c->corrupt = drain_sat_add(c->corrupt, l->pub.rd.cur.corrupt);
 		c->lanes++;
 	}
 }
@@ -779,14 +968,15 @@ void drain_close(struct drain *d)
 	drain_release(d);
 	while (d->n)
 		remove_at(d, d->n - 1);
-	if (d->listen_fd >= 0)
-		close(d->listen_fd);
-	if (d->bound)
-		unlink(d->path);
+	rendezvous_close(&d->rv);
+	if (d->spare_fd >= 0)
+		close(d->spare_fd);
 	if (d->timer_fd >= 0)
 		close(d->timer_fd);
 	if (d->ep >= 0)
 		close(d->ep);
 	free(d->rings);
+	shares_free(d->shares);
+	numbers_free(d->numbers);
 	free(d);
 }

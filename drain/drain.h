@@ -13,15 +13,24 @@
 #define DRAIN_RINGS_MAX		256
 #define DRAIN_ABANDON_NS	1000000000ull	/* a slot unpublished for 1 s is skipped */
 #define DRAIN_ERR_MAX		512
+/* Descriptors kept for the drainer's own use (its files, sockets, a spare),
+ * never given to rings. */
+#define DRAIN_FDS_OWN		64
 
 /*
  * A drain listens on a Unix socket (SOCK_SEQPACKET) for producers offering
  * their rings (shmring.h: the rendezvous), checks each ring before mapping
- * it, and follows each producer by its pidfd and its connection: a ring ends
- * when its producer has died or closed it and no process holds its
- * connection any more (a child it forked shares the ring), and is then read
- * to its last published line.  Lines are read by polling: the producers make
- * no system call, so nothing wakes the drainer but a timer.
+ * it, and follows it until no process holds it any more (the holders pipe; a
+ * ring of an older library: its producer has died or closed it, and no
+ * process holds its connection), when it is read to its last published line.
+ * Lines are read by polling: the producers make no system call, so nothing
+ * wakes the drainer but a timer.
+ *
+ * Any local user may offer rings.  Each uid gets a share of the rings and
+ * descriptors, and room is kept for root and the drainer's own user
+ * (shares.h); a lane's number is the drainer's to give (numbers.h); who
+ * offered a ring is what SO_PEERCRED says, the ring's own word is shown
+ * beside it (drain_describe()).  Refusals are counted, and said.
  *
  * Everything is driven from one descriptor, drain_fd(), an epoll set the
  * caller waits on with its own; nothing here blocks.
@@ -29,13 +38,20 @@
 
 struct drain;
 
+/*! a + b, or UINT64_MAX where that would wrap: a hostile ring's counts may be anything. */
+static inline uint64_t drain_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 /*! One lane of an attached ring, as the drainer's user sees it: a stream of
  *  its own (a producer has a lane per logging thread, shmring.h). */
 struct drain_ring {
 	struct shmring_reader rd;	/*!< ident, cursor and the mapped lane */
 	uint16_t port;			/*!< the lane's number: its lines' source port */
-	pid_t pid;			/*!< the producer, from SO_PEERCRED */
-	uid_t uid;
+	pid_t pid;			/*!< the process that offered the ring, from SO_PEERCRED */
+	uid_t uid;			/*!< its user, from SO_PEERCRED */
+	pid_t made_by;			/*!< the ring's own word of the process that made it */
 	uint64_t lines;			/*!< lines read from it */
 	uint64_t ring_drops;		/*!< lines its producer dropped (ring full), since some drainer last counted */
 	struct shmring_cursor line_start;	/*!< during drain_line_cb: the cursor before the line */
@@ -45,7 +61,9 @@ struct drain_ring {
 /*! What a drain has done, summed over every ring it ever held. */
 struct drain_counts {
 	uint64_t attached;	/*!< rings taken */
-	uint64_t refused;	/*!< offers refused: bad ring, too many, not allowed */
+	uint64_t refused;	/*!< offers and lanes refused: bad ring, too many, not allowed */
+	uint64_t over_share;	/*!< of these: a uid's share, or the other users' part, was used up */
+	uint64_t no_fds;	/*!< of these: the drainer was out of descriptors */
 	uint64_t ended;		/*!< rings read to their end after their producer went */
 	uint64_t broken;	/*!< lanes given up because they broke the layout */
 	uint64_t lines;		/*!< lines read */
@@ -56,12 +74,17 @@ struct drain_counts {
 	size_t rings;		/*!< rings held now */
 };
 
-/*! What the user does when a ring comes and goes (either may be NULL). */
+/*! What the user does when a ring comes and goes, and how the drain speaks
+ *  (any may be NULL). */
 struct drain_hooks {
-	/*! A ring was taken: set up r->user.  \returns 0, or -errno to refuse the ring */
+	/*! A lane came into use: set up r->user for its number r->port.
+	 *  \returns 0, or -errno to refuse the lane: -EADDRINUSE asks for
+	 *  another number, -EMFILE or -ENFILE to be asked again later */
 	int (*attach)(void *ctx, struct drain_ring *r);
-	/*! The ring is let go (ended, broken, or the drain closes). */
+	/*! The lane is let go (ended, broken, or the drain closes). */
 	void (*detach)(void *ctx, struct drain_ring *r);
+	/*! One line for the operator: a refusal, descriptors running out. */
+	void (*say)(void *ctx, const char *line);
 	void *ctx;
 };
 
@@ -69,11 +92,14 @@ struct drain_config {
 	const char *path;		/*!< the socket to listen on */
 	unsigned int max_rings;		/*!< 0: DRAIN_RINGS_MAX */
 	uint64_t abandon_ns;		/*!< 0: DRAIN_ABANDON_NS */
+	unsigned int lane_fds;		/*!< descriptors the user spends on a lane (the agent: its socket) */
+	uint16_t first_port, last_port;	/*!< the lane numbers to give; 0: 1 to 65535 */
 	struct drain_hooks hooks;
 };
 
-/*! Listen on cfg->path (an old socket file there is replaced; its directory is
- *  created 0755 if missing; the socket is 0666: any local user may offer a
+/*! Listen on cfg->path (rendezvous.h: in a directory no user but root and
+ *  this one can change; an old socket file there is replaced; its directory
+ *  is created 0755 if missing; the socket is 0666: any local user may offer a
  *  ring, as any may write to /dev/log).  \returns NULL with the reason in
  *  \a err (DRAIN_ERR_MAX bytes) and errno set */
 struct drain *drain_open(const struct drain_config *cfg, char *err);
@@ -104,6 +130,11 @@ struct shmring_cursor drain_cursor(const struct drain_ring *r);
 void drain_rewind(struct drain_ring *r, const struct shmring_cursor *c);
 
 void drain_counts(const struct drain *d, struct drain_counts *out);
+
+/*! Who a lane's ring is from, for the operator: "IDENT (pid P, uid U)", and
+ *  "; the ring says pid Q made it" when its own word is another pid (a forked
+ *  child offering its parent's ring, or a lie).  \returns what snprintf() does */
+int drain_describe(const struct drain_ring *r, char *buf, size_t room);
 
 /*! Call \a cb with each ring held. */
 void drain_foreach(const struct drain *d, void (*cb)(const struct drain_ring *r, void *arg), void *arg);

@@ -17,6 +17,7 @@
 #define BT_EPB			0x00000006
 
 #define OPT_ENDOFOPT		0
+#define OPT_COMMENT		1
 #define OPT_SHB_OS		3
 #define OPT_SHB_USERAPPL	4
 #define OPT_IF_NAME		2
@@ -318,6 +319,14 @@ size_t pcapng_epb(uint8_t *buf, size_t room, uint64_t ts_ns,
 		  const struct sockaddr *src, const struct sockaddr *dst,
 		  const void *payload, size_t len)
 {
+	return pcapng_epb_comment(buf, room, ts_ns, src, dst, payload, len, NULL);
+}
+
+size_t pcapng_epb_comment(uint8_t *buf, size_t room, uint64_t ts_ns,
+			  const struct sockaddr *src, const struct sockaddr *dst,
+			  const void *payload, size_t len, const char *comment)
+{
+	size_t comment_len = str_len(comment), opts;
 	const void *src_addr, *dst_addr;
 	size_t addr_len, ip_len, pkt_len, total;
 	uint8_t *p = buf;
@@ -335,8 +344,11 @@ size_t pcapng_epb(uint8_t *buf, size_t room, uint64_t ts_ns,
 	if ((v6 ? 0 : ip_len) + UDP_HDR_LEN + len > 0xffff)
 		return 0;
 	pkt_len = ip_len + UDP_HDR_LEN + len;
+	if (comment_len > VALUE_MAX)
+		return 0;
+	opts = comment_len ? opt_size(comment_len) + OPT_HDR : 0;
 	/* interface, timestamp, captured and original length */
-	total = BLOCK_FRAMING + 20 + pad4(pkt_len);
+	total = BLOCK_FRAMING + 20 + pad4(pkt_len) + opts;
 	if (total > room)
 		return 0;
 
@@ -347,6 +359,10 @@ size_t pcapng_epb(uint8_t *buf, size_t room, uint64_t ts_ns,
 	p = put32(p, (uint32_t)pkt_len);
 	put_ip(p, v6, src_addr, dst_addr, addr_len, UDP_HDR_LEN + len);
 	p = put_udp(p + ip_len, src_addr, dst_addr, addr_len, sa_port(src), sa_port(dst), payload, len);
+	if (opts) {
+		p = put_opt(p, OPT_COMMENT, comment, comment_len);
+		p = put_endofopt(p);
+	}
 	return block_tail(buf, p, total);
 }
 

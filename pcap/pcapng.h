@@ -19,8 +19,10 @@
 #define PCAPNG_LINKTYPE_RAW	101	/* packets start with an IPv4 or IPv6 header */
 #define PCAPNG_SNAPLEN		(40 + 8 + 65535)
 
-/* The largest EPB: IPv6 + UDP + a 65535-byte payload, plus block framing. */
-#define PCAPNG_EPB_MAX		(32 + PCAPNG_SNAPLEN + 3 + 4)
+/* The largest EPB: IPv6 + UDP + a 65535-byte payload, plus block framing,
+ * and room for a comment of PCAPNG_COMMENT_MAX bytes. */
+#define PCAPNG_COMMENT_MAX	256
+#define PCAPNG_EPB_MAX		(32 + PCAPNG_SNAPLEN + 3 + 4 + 4 + PCAPNG_COMMENT_MAX + 4)
 
 /*! Section Header Block with shb_userappl (e.g. "gsmtap-logd 0.1.0") and shb_os from uname. */
 size_t pcapng_shb(uint8_t *buf, size_t room, const char *userappl);
@@ -37,6 +39,11 @@ size_t pcapng_idb(uint8_t *buf, size_t room, const char *if_name, const char *if
 size_t pcapng_epb(uint8_t *buf, size_t room, uint64_t ts_ns,
 		  const struct sockaddr *src, const struct sockaddr *dst,
 		  const void *payload, size_t len);
+
+/*! The same with an opt_comment (NULL or "": none), which Wireshark shows with the packet. */
+size_t pcapng_epb_comment(uint8_t *buf, size_t room, uint64_t ts_ns,
+			  const struct sockaddr *src, const struct sockaddr *dst,
+			  const void *payload, size_t len, const char *comment);
 
 /*! One name for the Name Resolution Block. */
 struct pcapng_name {

@@ -62,9 +62,15 @@ static struct names *load_names(const struct options *opt, struct collector *c, 
 	return n;
 }
 
+static void say_line(const char *line)
+{
+	log_say("%s", line);
+}
+
 /* Inputs are opened as root: they may need it (a port below 1024, capture). */
 static void open_inputs(struct options *opt, struct collector *c)
 {
+	opt->input.say = say_line;
 	for (size_t i = 0; i < opt->n_inputs; i++) {
 		char err[INPUT_ERR_MAX];
 		struct input *in = input_open(opt->inputs[i].kind, opt->inputs[i].arg, &opt->input, err);

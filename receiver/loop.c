@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -13,6 +12,7 @@
 #include "input.h"
 #include "log.h"
 #include "loop.h"
+#include "signals.h"
 
 /* Batches read from each input per turn before the outputs write: enough to
  * amortise the wait and the write, few enough to keep signals and rotation
@@ -30,20 +30,6 @@
 
 #define WAIT_MS		500
 
-static volatile sig_atomic_t got_term, got_hup, got_usr1;
-/* The signal mask while the loop waits: the one before loop_take_signals(). */
-static sigset_t wait_mask;
-
-static void signal_cb(int sig)
-{
-	if (sig == SIGHUP)
-		got_hup = 1;
-	else if (sig == SIGUSR1)
-		got_usr1 = 1;
-	else
-		got_term = 1;
-}
-
 struct loop {
 	struct collector *c;
 	int ep;
@@ -54,23 +40,7 @@ struct loop {
 
 int loop_take_signals(void)
 {
-	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
-	struct sigaction sa = { .sa_handler = signal_cb };
-	sigset_t block;
-
-	sigemptyset(&block);
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		if (sigaction(sigs[i], &sa, NULL))
-			return -errno;
-		sigaddset(&block, sigs[i]);
-	}
-	signal(SIGPIPE, SIG_IGN);
-	if (sigprocmask(SIG_BLOCK, &block, &wait_mask))
-		return -errno;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigdelset(&wait_mask, sigs[i]);
-	return 0;
+	return signals_take();
 }
 
 struct loop *loop_new(struct collector *c)
@@ -94,19 +64,6 @@ struct loop *loop_new(struct collector *c)
 fail:
 	loop_free(l);
 	return NULL;
-}
-
-/* epoll_pwait() lets a pending signal in only when it has to wait, and with an
- * input always ready (a flood that never lets a socket run empty, a regular
- * file) it never does: a signal pending then is let in here. */
-static void let_signals_in(void)
-{
-	sigset_t pending, held;
-
-	if (sigpending(&pending) || sigisemptyset(&pending))
-		return;
-	sigprocmask(SIG_SETMASK, &wait_mask, &held);
-	sigprocmask(SIG_SETMASK, &held, NULL);
 }
 
 /* Read one input for up to \a max_batches batches.  \returns datagrams read;
@@ -149,21 +106,6 @@ static int wait_ms(const struct loop *l)
 	return WAIT_MS;
 }
 
-/* The signals that came since the last call, as LOOP_* flags; SIGTERM stays. */
-static unsigned int take_signals(void)
-{
-	unsigned int flags = 0;
-
-	if (got_hup)
-		flags |= LOOP_HUP;
-	if (got_usr1)
-		flags |= LOOP_USR1;
-	if (got_term)
-		flags |= LOOP_TERM;
-	got_hup = got_usr1 = 0;
-	return flags;
-}
-
 unsigned int loop_turn(struct loop *l)
 {
 	struct epoll_event evs[COLLECTOR_INPUTS_MAX];
@@ -171,8 +113,7 @@ unsigned int loop_turn(struct loop *l)
 	bool all_emptied = true, live = false, all_ended = true;
 	int n, total = 0;
 
-	n = epoll_pwait(l->ep, evs, COLLECTOR_INPUTS_MAX, wait_ms(l), &wait_mask);
-	let_signals_in();
+	n = signals_epoll_wait(l->ep, evs, COLLECTOR_INPUTS_MAX, wait_ms(l));
 	for (int e = 0; e < n; e++)
 		l->ready[evs[e].data.u32] = true;
 	/* Before the inputs are read, so that a socket's queue is sampled where it is deepest. */
@@ -197,17 +138,13 @@ unsigned int loop_turn(struct loop *l)
 
 		nanosleep(&pause, NULL);
 	}
-	return take_signals() | (all_ended ? LOOP_ENDED : 0);
+	return signals_taken() | (all_ended ? LOOP_ENDED : 0);
 }
 
 unsigned int loop_wait(struct pollfd *fds, size_t n, int ms)
 {
-	const struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	if (ppoll(fds, n, ms < 0 ? NULL : &ts, &wait_mask) < 0)
-		for (size_t i = 0; i < n; i++)
-			fds[i].revents = 0;
-	return take_signals();
+	signals_ppoll(fds, n, ms);
+	return signals_taken();
 }
 
 static uint64_t monotonic_ns(void)

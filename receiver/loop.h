@@ -6,11 +6,12 @@
 #include <stddef.h>
 
 #include "collector.h"
+#include "signals.h"
 
 /* What a turn saw, for the daemon to act on. */
-#define LOOP_HUP	1u	/*!< SIGHUP: reopen the files, reread the names */
-#define LOOP_USR1	2u	/*!< SIGUSR1: print the summary */
-#define LOOP_TERM	4u	/*!< SIGTERM or SIGINT: stop */
+#define LOOP_HUP	SIGNALS_HUP	/*!< SIGHUP: reopen the files, reread the names */
+#define LOOP_USR1	SIGNALS_USR1	/*!< SIGUSR1: print the summary */
+#define LOOP_TERM	SIGNALS_TERM	/*!< SIGTERM or SIGINT: stop */
 #define LOOP_ENDED	8u	/*!< every input has ended (files read to their end) */
 
 /* The final drain reads what the kernel already held, for at most this long, so

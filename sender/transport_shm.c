@@ -42,6 +42,8 @@ struct shm {
 	void *map;
 	size_t map_len;
 	int memfd;
+	int holders[2];			/*!< the holders pipe (shmring.h): [1] held by every process
+					     that holds the ring, [0] sent to each drainer */
 	int conn;			/*!< connection to the drainer holding the ring, or -1; the thread's */
 	int stop;			/*!< eventfd: close() tells the thread to end */
 	pthread_t thread;
@@ -391,11 +393,17 @@ static uint64_t shm_lines(const struct transport *t)
 
 /* ---- the rendezvous ---- */
 
-/* Offer the ring to the drainer.  \returns the connection the drainer holds
- * the ring by, or -errno */
+/* Offer the ring to the drainer, with its holders pipe, or without to a
+ * drainer older than the pipe, which refuses that hello (EPROTO).
+ * \returns the connection the drainer holds the ring by, or -errno */
 static int offer(struct shm *m, int answer_ms)
 {
-	int fd = shmring_offer(&m->addr, m->addr_len, m->memfd, m->map_len, SHMRING_LANES, answer_ms, m->stop);
+	int fd = shmring_offer(&m->addr, m->addr_len, m->memfd, m->holders[0], m->map_len, SHMRING_LANES,
+			       answer_ms, m->stop);
+
+	if (fd == -EPROTO)
+		fd = shmring_offer(&m->addr, m->addr_len, m->memfd, -1, m->map_len, SHMRING_LANES, answer_ms,
+				   m->stop);
 
 	atomic_store_explicit(&m->offer_error, fd < 0 ? -fd : 0, memory_order_relaxed);
 	if (fd >= 0) {
@@ -493,10 +501,11 @@ static int shm_fd(const struct transport *t)
 	return -1;
 }
 
-/* The drainer learns from the state and from the connection's end that no
- * line will come: it takes what is published and lets the ring go.  A child
- * forked before shares the ring and its connection: the drainer keeps the
- * ring while any of them lives. */
+/* The drainer learns from the holders pipe that no line will come: it takes
+ * what is published and lets the ring go once no process holds the pipe's
+ * write end.  A child forked before shares the ring and the pipe: the
+ * drainer keeps the ring while any of them holds it, even a drainer that took
+ * it after the fork (an older drainer goes by the state and the connection). */
 static void shm_close(struct transport *t)
 {
 	struct shm *m = shm_of(t);
@@ -519,6 +528,9 @@ static void shm_close(struct transport *t)
 		munmap(m->map, m->map_len);
 	if (m->memfd >= 0)
 		close(m->memfd);
+	for (int k = 0; k < 2; k++)
+		if (m->holders[k] >= 0)
+			close(m->holders[k]);
 	free(m);
 }
 
@@ -599,10 +611,12 @@ struct transport *transport_shm_open(const char *drainer, size_t ring_size, cons
 		errno = ENOMEM;
 		return NULL;
 	}
-	*m = (struct shm){ .t.ops = &shm_ops, .memfd = -1, .conn = -1, .stop = -1,
+	*m = (struct shm){ .t.ops = &shm_ops, .memfd = -1, .holders = { -1, -1 }, .conn = -1, .stop = -1,
 			   .addr.sun_family = AF_UNIX, .owner = getpid() };
 	m->stop = eventfd(0, EFD_CLOEXEC);
-	if (m->stop < 0) {
+	/* A forked child inherits the write end with the ring: the drainer holds
+	 * the ring until the last of them exits, execs or closes, whoever offered it. */
+	if (m->stop < 0 || pipe2(m->holders, O_CLOEXEC)) {
 		rc = -errno;
 		goto fail;
 	}

@@ -126,18 +126,20 @@ static bool dest_valid(const struct shmring_dest *d)
 
 /* ---- the rendezvous ---- */
 
-int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
-		  unsigned int lanes, int answer_ms, int stop_fd)
+int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
+		  uint64_t total_len, unsigned int lanes, int answer_ms, int stop_fd)
 {
-	const struct shmring_hello hello = { .magic = SHMRING_MAGIC, .version = SHMRING_VERSION,
+	const int fds[2] = { memfd, holders }, nfds = holders >= 0 ? 2 : 1;
+	const struct shmring_hello hello = { .magic = SHMRING_MAGIC,
+					     .version = holders >= 0 ? SHMRING_HELLO_VERSION : SHMRING_VERSION,
 					     .lanes = (uint16_t)lanes, .total_len = total_len };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(fds))];
 		struct cmsghdr align;
 	} control = { 0 };
 	struct iovec iov = { (void *)&hello, sizeof(hello) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
+			      .msg_control = control.buf, .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 	struct pollfd pfd[2];
 	int32_t answer;
@@ -145,14 +147,20 @@ int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int mem
 
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
+	cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
 	/* Non-blocking: a drainer too busy to accept (its backlog full) is a
 	 * refusal now, not a wait in gsmtaplog_open_opts(). */
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (const struct sockaddr *)addr, addr_len) || sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)
+	if (connect(fd, (const struct sockaddr *)addr, addr_len))
+		goto fail;
+	/* A drainer that refuses at once (a full share) answers and closes before
+	 * it reads the hello: the hello then finds no one (EPIPE), or the answer
+	 * comes after the reset that closing over an unread hello reports.  The
+	 * answer is what counts. */
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 && errno != EPIPE)
 		goto fail;
 	pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
@@ -162,6 +170,8 @@ int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int mem
 		goto fail;
 	}
 	rc = (int)recv(fd, &answer, sizeof(answer), 0);
+	if (rc < 0 && errno == ECONNRESET)
+		rc = (int)recv(fd, &answer, sizeof(answer), MSG_DONTWAIT);
 	if (rc != sizeof(answer)) {
 		errno = rc < 0 ? errno : ECONNRESET;
 		goto fail;
@@ -354,6 +364,24 @@ void shmring_release(struct shmring_reader *r)
 	/* After a skipped slot the data position stays at the last record known:
 	 * the producer gets that space back once a later record says where it is. */
 	atomic_store_explicit(&r->hdr_rw->tail, shmring_pack(r->cur.idx, r->cur.pos), memory_order_release);
+}
+
+/* A producer numbers a line (head[0]) and reserves its slot (head[1]) or,
+ * with no room, counts it in `dropped`, in that order: at any moment
+ * dropped <= lines - slots reserved.  Read in the opposite order, the bound
+ * holds for what was read, whatever threads the lane has; the slot index is
+ * the low 32 bits of the slots reserved, which only widens the bound. */
+uint64_t shmring_new_drops(const struct shmring_reader *r, uint64_t *counted)
+{
+	uint64_t dropped = atomic_load_explicit(&r->hdr->dropped, memory_order_acquire);
+	uint32_t pos, idx = head_idx(r, &pos);
+	uint64_t lines = __atomic_load_n(&r->hdr->head[0], __ATOMIC_ACQUIRE);
+	uint64_t can = lines >= idx ? lines - idx : 0;
+	uint64_t now = dropped < can ? dropped : can;
+	uint64_t more = now > *counted ? now - *counted : 0;
+
+	*counted += more;
+	return more;
 }
 
 void shmring_line_to_wire(const struct shmring_reader *r, const struct shmring_line *line,

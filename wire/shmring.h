@@ -44,13 +44,26 @@
 #define SHMRING_SOCKET		"/run/gsmtaplog/drainer.sock"
 
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
-#define SHMRING_VERSION		3	/* 3: the destination; 2: lanes, and the clock field; 1: one lane, CLOCK_REALTIME */
+#define SHMRING_VERSION		3	/* the layout: 3: the destination, and a lap's end left
+					   for the longest line formatted in place; 2: lanes,
+					   and the clock field; 1: one lane, CLOCK_REALTIME */
 #define SHMRING_VERSION_MIN	1	/* the oldest a drainer still takes */
+/* The rendezvous (the hello, below) has a version of its own: 4: the holders
+ * pipe comes with the memfd; 1 to 3: the memfd alone, and the hello's version
+ * was the ring's layout version (a library older than the pipe). */
+#define SHMRING_HELLO_VERSION	4
+#define SHMRING_HELLO_HOLDERS	4	/* the first hello version that brings the pipe */
 
-/*! Whether a drainer takes a ring or hello of version \a v. */
+/*! Whether a drainer takes a ring of version \a v. */
 static inline bool shmring_version_ok(unsigned int v)
 {
 	return v >= SHMRING_VERSION_MIN && v <= SHMRING_VERSION;
+}
+
+/*! Whether a drainer takes a hello of version \a v. */
+static inline bool shmring_hello_version_ok(unsigned int v)
+{
+	return v >= SHMRING_VERSION_MIN && v <= SHMRING_HELLO_VERSION;
 }
 
 #define SHMRING_PAGE		4096u
@@ -183,14 +196,26 @@ _Static_assert(sizeof(struct shmring_header) <= SHMRING_PAGE, "header fits its p
 /*
  * The rendezvous.  A producer connects to the drainer's Unix socket
  * (SOCK_SEQPACKET) and sends one message: a struct shmring_hello with the
- * ring's memfd attached (SCM_RIGHTS).  The drainer answers with one int32_t:
- * 0, or the errno why it refused the ring.  The connection stays open while
+ * ring's memfd attached (SCM_RIGHTS), and from hello version 4 on, second,
+ * the read end of the ring's *holders pipe*.  The drainer answers with one
+ * int32_t: 0, or the errno why it refused the ring.  The connection stays open while
  * the drainer holds the ring: the producer learns from its end that the
  * drainer went away, and offers the ring again to the next one.
+ *
+ * The holders pipe is made with the ring, and every process that holds the
+ * ring holds its write end: the producer, and every child it forks, which
+ * inherits it with the mapping (no call at fork); exec and close let go of
+ * both.  Whichever process offers the ring, its drainer sees the pipe hang up
+ * exactly when no process holds the ring any more: that, and nothing else,
+ * ends a ring offered with a hello of version 4.  (Before, a ring ended when
+ * the process that offered it had gone and no process held the connection.
+ * A drainer that old refuses a hello of version 4, or with two descriptors:
+ * the producer then offers the ring again as a library older than the pipe
+ * did, the memfd alone with a hello of the ring's layout version, 3.)
  */
 struct shmring_hello {
 	uint32_t magic;		/*!< SHMRING_MAGIC */
-	uint16_t version;	/*!< SHMRING_VERSION (a drainer takes SHMRING_VERSION_MIN on) */
+	uint16_t version;	/*!< SHMRING_HELLO_VERSION (a drainer takes SHMRING_VERSION_MIN on) */
 	uint16_t lanes;		/*!< rings in the memfd (0: one, as 0.2.0 producers said) */
 	uint64_t total_len;	/*!< bytes of the memfd */
 };
@@ -207,12 +232,15 @@ int shmring_dest_from(struct shmring_dest *d, const struct sockaddr *sa, unsigne
 unsigned int shmring_dest_to(const struct shmring_dest *d, struct sockaddr_storage *ss);
 
 /*! The producer's side of the rendezvous: offer the ring in \a memfd
- *  (\a total_len bytes) to the drainer listening on \a addr, and wait up to
- *  \a answer_ms for its answer, or less if \a stop_fd (-1: none) becomes readable.
+ *  (\a total_len bytes) with its holders pipe's read end \a holders (-1:
+ *  none, for a drainer older than the pipe: the hello a library older than
+ *  the pipe sent, of version SHMRING_VERSION) to the drainer listening on
+ *  \a addr, and wait up to \a answer_ms for its answer, or less if
+ *  \a stop_fd (-1: none) becomes readable.
  *  \returns the connection the drainer holds the ring by (non-blocking, close-on-exec), or
  *           -errno: the drainer's refusal, ETIMEDOUT, ECANCELED, or the socket's */
-int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
-		  unsigned int lanes, int answer_ms, int stop_fd);
+int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
+		  uint64_t total_len, unsigned int lanes, int answer_ms, int stop_fd);
 
 /*! Bytes of one lane with \a data_bytes of data: a memfd holds lanes of them. */
 size_t shmring_total_len(uint32_t data_bytes);
@@ -499,6 +527,13 @@ enum shmring_status shmring_read(struct shmring_reader *r, struct shmring_line *
 
 /*! Give what the cursor has passed back to the producer. */
 void shmring_release(struct shmring_reader *r);
+
+/*! The lines the lane's producer dropped (its ring was full) that \a *counted
+ *  does not hold yet: `dropped` as it reads now, but never more than the lane
+ *  can have dropped (the lines it numbered less the slots it reserved), and
+ *  never backwards.  \a *counted moves on by the lines returned, which a
+ *  caller adds up saturating. */
+uint64_t shmring_new_drops(const struct shmring_reader *r, uint64_t *counted);
 
 /*! Fill \a log (as wire_decode() would from the datagram) from \a line: the
  *  names point into \a line and \a r, the text into the ring. */

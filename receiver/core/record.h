@@ -29,6 +29,9 @@ struct rx_record {
 	size_t sent_len;		/*!< its length as sent when a capture's snap length cut it to len
 					     bytes (decode_keep_cut()), else 0 or len */
 	enum rx_delivery delivery;	/*!< RX_FIRST but from a broker that delivers again */
+	const char *comment;		/*!< what an input says about this datagram's source, once (a
+					     ring's lane: who offered it); written where an output can
+					     (pcapng: opt_comment); NULL mostly */
 };
 
 /*! A receive time in nanoseconds since the epoch, as pcapng and rate limits count it. */

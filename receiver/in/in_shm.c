@@ -9,6 +9,7 @@
 
 #include "drain.h"
 #include "input.h"
+#include "pcapng.h"
 #include "wire.h"
 
 /* Lines delivered per read. */
@@ -21,12 +22,21 @@
  * ring keeps across restarts of the collector.  The stream table thus keeps
  * one stream per ring, and the pcapng shows loopback traffic to port 4729,
  * which is what the lines would have been without the ring.  The receive
- * time is when the collector took the line from the ring.
+ * time is when the collector took the line from the ring.  Who offered the
+ * ring (SO_PEERCRED) is said when its lane is taken, and goes with its first
+ * datagram as a comment, which Wireshark shows with the packet.
  */
+
+/*! A lane's own: what its first datagram carries. */
+struct lane_note {
+	bool told;
+	char comment[PCAPNG_COMMENT_MAX];
+};
 
 struct in_shm {
 	struct input in;
 	struct drain *drain;
+	void (*say)(const char *line);
 	uint64_t delivered;
 	int last_error;
 	/* The batch being delivered: */
@@ -52,6 +62,7 @@ static bool line_cb(void *ctx, struct drain_ring *ring, const struct shmring_lin
 {
 	struct in_shm *s = ctx;
 	struct rx_record r = { .rx_time = s->now, .data = s->datagram };
+	struct lane_note *note = ring->user;
 	struct wire_log log;
 
 	shmring_line_to_wire(&ring->rd, line, &log);
@@ -60,8 +71,45 @@ static bool line_cb(void *ctx, struct drain_ring *ring, const struct shmring_lin
 	r.len = WIRE_PREFIX_LEN + line->rec.text_len;
 	loopback(&r.src, ring->port);
 	loopback(&r.dst, WIRE_PORT);
+	if (note && !note->told) {
+		r.comment = note->comment;
+		note->told = true;
+	}
 	s->cb(s->cb_ctx, &r);
 	return true;
+}
+
+static int attach_cb(void *ctx, struct drain_ring *r)
+{
+	struct in_shm *s = ctx;
+	struct lane_note *note = calloc(1, sizeof(*note));
+	char who[160], line[256];
+
+	if (!note)
+		return -ENOMEM;
+	drain_describe(r, who, sizeof(who));
+	snprintf(note->comment, sizeof(note->comment), "gsmtap-logd --shm: 127.0.0.1:%u is a lane of the ring of %s",
+		 r->port, who);
+	r->user = note;
+	if (s->say) {
+		snprintf(line, sizeof(line), "ring of %s taken: its lines come from 127.0.0.1:%u", who, r->port);
+		s->say(line);
+	}
+	return 0;
+}
+
+static void detach_cb(void *ctx, struct drain_ring *r)
+{
+	(void)ctx;
+	free(r->user);
+}
+
+static void say_cb(void *ctx, const char *line)
+{
+	struct in_shm *s = ctx;
+
+	if (s->say)
+		s->say(line);
 }
 
 static int shm_read(struct input *in, rx_deliver_cb cb, void *ctx)
@@ -93,7 +141,7 @@ static void shm_stats(const struct input *in, struct input_stats *out)
 
 	drain_counts(s->drain, &c);
 	*out = (struct input_stats){ .delivered = s->delivered, .kernel_drops = c.ring_drops,
-				     .lost = c.abandoned + c.corrupt };
+				     .lost = drain_sat_add(c.abandoned, c.corrupt) };
 }
 
 static void shm_describe(const struct input *in, char *buf, size_t room)
@@ -107,10 +155,11 @@ static void shm_figures(const struct input *in, char *buf, size_t room)
 	struct drain_counts c;
 
 	drain_counts(((const struct in_shm *)in)->drain, &c);
-	snprintf(buf, room, " rings=%zu attached=%llu lanes=%llu ended=%llu refused=%llu broken=%llu "
-		 "ring_drops=%llu abandoned=%llu corrupt=%llu",
+	snprintf(buf, room, " rings=%zu attached=%llu lanes=%llu ended=%llu refused=%llu over_share=%llu no_fds=%llu "
+		 "broken=%llu ring_drops=%llu abandoned=%llu corrupt=%llu",
 		 c.rings, (unsigned long long)c.attached, (unsigned long long)c.lanes, (unsigned long long)c.ended,
-		 (unsigned long long)c.refused, (unsigned long long)c.broken,
+		 (unsigned long long)c.refused, (unsigned long long)c.over_share, (unsigned long long)c.no_fds,
+		 (unsigned long long)c.broken,
 		 (unsigned long long)c.ring_drops, (unsigned long long)c.abandoned,
 		 (unsigned long long)c.corrupt);
 }
@@ -141,15 +190,16 @@ static const struct input_ops shm_ops = {
  *  privilege drop: the socket goes where root may create it (/run/gsmtaplog). */
 struct input *in_shm_open(const char *path, const struct input_config *cfg, char *err)
 {
-	const struct drain_config dc = { .path = path };
 	struct in_shm *s = calloc(1, sizeof(*s));
+	const struct drain_config dc = { .path = path,
+					 .hooks = { .attach = attach_cb, .detach = detach_cb, .say = say_cb, .ctx = s } };
 
-	(void)cfg;
 	if (!s) {
 		snprintf(err, INPUT_ERR_MAX, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
+	s->say = cfg->say;
 	s->drain = drain_open(&dc, err);
 	if (!s->drain) {
 		int e = errno;

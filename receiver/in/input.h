@@ -82,6 +82,7 @@ struct input_config {
 	const char *filter;	/*!< -f: BPF for capture and file inputs */
 	bool reuseport;		/*!< socket: join a SO_REUSEPORT group (--workers binds them all) */
 	const struct nats_config *nats;	/*!< nats: the cluster, the stream and the durable consumer */
+	void (*say)(const char *line);	/*!< shm: the daemon's voice, for rings taken and refused; may be NULL */
 };
 
 /*! Open an input of \a kind ("socket", "passed", "capture", "file", "shm") on \a arg

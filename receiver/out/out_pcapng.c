@@ -90,8 +90,8 @@ static void pcapng_add(struct output *o, const struct rx_record *r, enum wire_ve
 {
 	struct out_pcapng *p = (struct out_pcapng *)o;
 	uint64_t ns = rx_time_ns(&r->rx_time);
-	size_t len = pcapng_epb(sink_space(p->sink), PCAPNG_EPB_MAX, ns, (const struct sockaddr *)&r->src,
-				(const struct sockaddr *)&r->dst, r->data, r->len);
+	size_t len = pcapng_epb_comment(sink_space(p->sink), PCAPNG_EPB_MAX, ns, (const struct sockaddr *)&r->src,
+					(const struct sockaddr *)&r->dst, r->data, r->len, r->comment);
 
 	(void)verdict;
 	(void)log;

@@ -40,3 +40,25 @@ published() {
 	is "$((SENT + DROPPED))" "$2" "the producer: $SENT published + $DROPPED dropped = $2"
 }
 
+# black_hole: a UDP port bound on 127.0.0.1 and never read, in HOLE: every datagram sent
+# to it is taken by the kernel and dropped there, so sending to it never fails.
+black_hole() {
+	python3 -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1], flush=True)
+time.sleep(3600)' >"$T/hole" &
+	wait_for "$T/hole" '^[0-9]' || bail "the black hole did not start"
+	HOLE=$(cat "$T/hole")
+}
+
+# wait_input SOCK KEY VALUE: ask gsmtap-logd for summaries until its input SOCK says KEY=VALUE
+# (up to 60 s); the test then checks the value.
+wait_input() {
+	for _ in $(seq 600); do
+		summary_after_usr1
+		[ "$(input_summary "$1" "$2")" = "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -19,6 +19,23 @@
  *   badlayout a ring of an unknown layout
  *   v1        lines 1..5 in a ring of version 1, as libgsmtaplog 0.2.0 made them
  *             (one lane, CLOCK_REALTIME), offered with a version 1 hello; exits
+ *   v2        the same with a version 2 hello: the memfd alone, no holders pipe
+ *   v3        the same in a ring of layout 3 with a version 3 hello, as libgsmtaplog
+ *             between the destination and the holders pipe offered it
+ *   drops     lines 1..7 published and 8..10 dropped (numbered, no room), then its
+ *             `dropped` counter set to 4600000000000000000 (just below 2^62); exits
+ *   hugedrops two lanes, each saying it numbered and dropped 0xc000000000000000
+ *             lines, one line published in each; exits
+ *   hold N L  offers N rings of L lanes, one line published in each lane, holding
+ *             those taken; prints "taken T refused R timeouts Z" (R by errno,
+ *             "errno E: C" each), stops offering after three timeouts in a row
+ *   claim P S I PID  a ring whose lane says it had the number P, named I, made by
+ *             PID, with lines S+1..S+5 (the numbers a stream of S lines goes on with)
+ *   olddrainer  listens on SOCKET as a drainer older than the holders pipe takes
+ *             a hello: exactly one descriptor and a version no newer than the ring
+ *             layout it reads, else EPROTO; prints "hello V fds N answer A" for
+ *             each, and holds the first ring it takes (without reading it)
+ * Modes that hold their rings print "ready" and wait for a signal.
  * Prints "answer N" (the drainer's errno, 0 if it took the ring), then for
  * stuck and garbage "ready", and waits for a signal (stuck -x: exits).
  */
@@ -89,9 +106,20 @@ static uint32_t xorshift(uint32_t *x)
 	return *x;
 }
 
+/* A ring's holders pipe: its read end for the drainer; this process keeps
+ * the write end, as the library does, until it exits. */
+static int holders_pipe(void)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC))
+		err(1, "pipe");
+	return fds[0];
+}
+
 static int offer_lanes(int memfd, uint64_t len, unsigned int lanes)
 {
-	int fd = shmring_offer(&addr, sizeof(addr), memfd, len, lanes, 2000, -1);
+	int fd = shmring_offer(&addr, sizeof(addr), memfd, holders_pipe(), len, lanes, 2000, -1);
 
 	printf("answer %d\n", fd < 0 ? -fd : 0);
 	fflush(stdout);
@@ -119,7 +147,19 @@ static int make_lanes(struct shmring_producer *p, unsigned int lanes)
 	return fd;
 }
 
-static uint16_t hello_version = SHMRING_VERSION;
+/* The producer view of lane \a k of a memfd made by make_lanes(). */
+static struct shmring_producer lane_at(const struct shmring_producer *first, unsigned int k)
+{
+	struct shmring_producer lane = *first;
+	size_t off = k * shmring_total_len(DATA);
+
+	lane.hdr = (struct shmring_header *)((uint8_t *)first->hdr + off);
+	lane.slots = (struct shmring_slot *)((uint8_t *)first->slots + off);
+	lane.data = first->data + off;
+	return lane;
+}
+
+static uint16_t hello_version = SHMRING_HELLO_VERSION;
 
 /* A hello with \a nfds copies of \a memfd (0: none). */
 static void raw_hello(int memfd, int nfds)
@@ -158,6 +198,104 @@ static void wait_for_signal(void)
 	fflush(stdout);
 	for (;;)
 		pause();
+}
+
+/* The descriptors a hello brought, closed.  \returns how many */
+static int close_passed(struct msghdr *msg)
+{
+	int nfds = 0;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++, nfds++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+			close(fd);
+		}
+	}
+	return nfds;
+}
+
+/* olddrainer: the rule by which a drainer older than the holders pipe took a
+ * hello; what it does with the ring does not matter here. */
+static void old_drainer(void)
+{
+	int lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) || listen(lfd, 8))
+		err(1, "listen");
+	printf("listening\n");
+	fflush(stdout);
+	for (;;) {
+		union {
+			char buf[CMSG_SPACE(4 * sizeof(int))];
+			struct cmsghdr align;
+		} control;
+		struct shmring_hello hello = { 0 };
+		struct iovec iov = { &hello, sizeof(hello) };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+				      .msg_control = control.buf, .msg_controllen = sizeof(control.buf) };
+		int conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), nfds;
+		int32_t answer;
+		ssize_t n;
+
+		if (conn < 0)
+			err(1, "accept");
+		n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+		nfds = n < 0 ? 0 : close_passed(&msg);
+		answer = n == sizeof(hello) && nfds == 1 && hello.magic == SHMRING_MAGIC &&
+				 shmring_version_ok(hello.version) ? 0 : EPROTO;
+		send(conn, &answer, sizeof(answer), MSG_NOSIGNAL);
+		printf("hello %u fds %d answer %d\n", hello.version, nfds, answer);
+		if (!answer)
+			wait_for_signal();
+		fflush(stdout);
+		close(conn);
+	}
+}
+
+/* hold: N rings of L lanes, each lane with a line, offered one after another. */
+static void hold(unsigned int n, unsigned int lanes)
+{
+	unsigned int taken = 0, timeouts = 0, in_a_row = 0, refused[256] = { 0 };
+	size_t len = shmring_total_len(DATA) * lanes;
+
+	for (unsigned int i = 0; i < n && in_a_row < 3; i++) {
+		struct shmring_producer first;
+		int memfd = make_lanes(&first, lanes), holders, fds[2], fd;
+
+		for (unsigned int k = 0; k < lanes; k++) {
+			struct shmring_producer lane = lane_at(&first, k);
+
+			line(&lane, true);
+		}
+		if (pipe2(fds, O_CLOEXEC))
+			err(1, "pipe");
+		holders = fds[0];
+		fd = shmring_offer(&addr, sizeof(addr), memfd, holders, len, lanes, 1000, -1);
+		close(memfd);
+		close(holders);
+		if (fd >= 0) {
+			taken++;
+			in_a_row = 0;
+		} else if (fd == -ETIMEDOUT) {
+			timeouts++;
+			in_a_row++;
+			close(fds[1]);
+		} else {
+			refused[-fd < 256 ? -fd : 255]++;
+			in_a_row = 0;
+			close(fds[1]);
+		}
+	}
+	printf("taken %u refused", taken);
+	for (int e = 0; e < 256; e++)
+		if (refused[e])
+			printf(" errno %d: %u", e, refused[e]);
+	printf(" timeouts %u\n", timeouts);
+	fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -223,13 +361,55 @@ int main(int argc, char **argv)
 		fd = make_lanes(&p, 2);
 		((struct shmring_header *)((uint8_t *)p.hdr + shmring_total_len(DATA)))->magic ^= 1;
 		offer_lanes(fd, shmring_total_len(DATA) * 2, 2);
-	} else if (!strcmp(mode, "v1")) {
+	} else if (!strcmp(mode, "v1") || !strcmp(mode, "v2") || !strcmp(mode, "v3")) {
 		fd = make_ring(&p);
-		p.hdr->version = 1;
+		p.hdr->version = hello_version = (uint16_t)(mode[1] - '0');
 		for (int i = 1; i <= 5; i++)
 			line(&p, true);
-		hello_version = 1;
 		raw_hello(fd, 1);
+	} else if (!strcmp(mode, "olddrainer")) {
+		old_drainer();
+	} else if (!strcmp(mode, "drops")) {
+		struct shmring_claim c;
+
+		fd = make_ring(&p);
+		for (int i = 1; i <= 7; i++)
+			line(&p, true);
+		for (int i = 8; i <= 10; i++)
+			shmring_reserve(&p, 0, &c);
+		atomic_store(&p.hdr->dropped, 4600000000000000000ull);
+		offer(fd, shmring_total_len(DATA));
+	} else if (!strcmp(mode, "hugedrops")) {
+		size_t each = shmring_total_len(DATA);
+
+		fd = make_lanes(&p, 2);
+		for (unsigned int k = 0; k < 2; k++) {
+			struct shmring_producer lane = lane_at(&p, k);
+
+			line(&lane, true);
+			lane.hdr->head[0] = 0xc000000000000000ull;
+			atomic_store(&lane.hdr->dropped, 0xc000000000000000ull);
+		}
+		offer_lanes(fd, each * 2, 2);
+	} else if (!strcmp(mode, "hold")) {
+		if (argc != 5)
+			errx(2, "usage: ring-tool hold SOCKET N LANES");
+		hold((unsigned int)atoi(argv[3]), (unsigned int)atoi(argv[4]));
+		wait_for_signal();
+	} else if (!strcmp(mode, "claim")) {
+		if (argc != 7)
+			errx(2, "usage: ring-tool claim SOCKET PORT SEQ IDENT PID");
+		fd = make_ring(&p);
+		atomic_store(&p.hdr->port, (uint32_t)atoi(argv[3]));
+		p.hdr->head[0] = strtoull(argv[4], NULL, 10);
+		memset(p.hdr->ident, 0, sizeof(p.hdr->ident));
+		strncpy(p.hdr->ident, argv[5], sizeof(p.hdr->ident) - 1);
+		p.hdr->pid = (uint32_t)atoi(argv[6]);
+		for (int i = 1; i <= 5; i++)
+			line(&p, true);
+		if (offer(fd, shmring_total_len(DATA)) < 0)
+			return 1;
+		wait_for_signal();
 	} else if (!strcmp(mode, "badlayout")) {
 		fd = make_ring(&p);
 		p.hdr->layout = 6;

@@ -2,7 +2,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Usage: shm-producer -d SOCKET [-n LINES] [-r RATE] [-t THREADS] [-s RING] [-w FILE]
- *                     [-i IDENT] [-f HOST:PORT] [-H HOST:PORT] [-L LEN] [-a USEC] [-k] [-p] [-m] [-S] [-F] [-c] [-v]
+ *                     [-i IDENT] [-f HOST:PORT] [-H HOST:PORT] [-L LEN] [-a USEC] [-X N]
+ *                     [-k] [-p] [-m] [-S] [-F] [-c] [-v]
  *   -n LINES   lines per thread (default 1000; 0: until killed)
  *   -r RATE    lines per second per thread, paced by the clock (0: as fast as possible)
  *   -w FILE    the side channel: a file of one byte per line (thread 0 only), set to 1
@@ -23,6 +24,10 @@
  *   -F         fork before the threads start: the child (sharing the sender) logs
  *              the same lines from its own threads, "ct=T" for "t=T", then exits;
  *              the parent waits for it before its last lines
+ *   -X N       with -F: the parent logs nothing; once drainers have taken its ring N
+ *              times it prints "parent leaves" and closes its sender and exits, while
+ *              the child (which prints "child PID" first) goes on and ends with
+ *              "child sent S dropped D ..." instead of the usual lines
  *   -a USEC    while the threads log, a SIGALRM every USEC µs whose handler logs
  *              "sig n=K" (K from 0), often in the middle of a thread's own call;
  *              "signal_lines K" at the end
@@ -177,10 +182,28 @@ static bool wait_drainer(int seconds)
 	return false;
 }
 
+/* -X: the parent, once drainers took its ring \a times times, closes its
+ * sender and exits; the child it forked keeps the ring. */
+static void leave(int times)
+{
+	struct gsmtaplog_stats st;
+
+	for (int i = 0; i < 60 * 100; i++) {
+		gsmtaplog_stats(cfg.log, &st);
+		if (st.attaches >= (uint64_t)times)
+			break;
+		usleep(10000);
+	}
+	printf("parent leaves attaches %" PRIu64 "\n", st.attaches);
+	fflush(stdout);
+	gsmtaplog_close(cfg.log);
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DEFERRED, .ident = "shm-producer" };
-	int threads = 1, opt;
+	int threads = 1, opt, leave_after = 0;
 	bool keep = false, pre = false, serial = false, fork_first = false;
 	pid_t child = -1;
 	long alarm_us = 0;
@@ -190,7 +213,7 @@ int main(int argc, char **argv)
 	pthread_t tids[64];
 	struct timespec window[2];	/* CLOCK_REALTIME before the first line and after the last */
 
-	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:H:L:a:kpmSFcv")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:H:L:a:X:kpmSFcv")) != -1) {
 		switch (opt) {
 		case 'd': o.drainer = optarg; break;
 		case 'n': cfg.lines = atol(optarg); break;
@@ -226,6 +249,7 @@ int main(int argc, char **argv)
 		case 'c': cfg.clock_text = true; break;
 		case 'v': cfg.printf_lines = true; break;
 		case 'a': alarm_us = atol(optarg); break;
+		case 'X': leave_after = atoi(optarg); break;
 		default: errx(2, "usage: see the comment at the top of shm-producer.c");
 		}
 	}
@@ -269,6 +293,11 @@ int main(int argc, char **argv)
 		if (child == 0) {
 			cfg.thread_tag = "ct";
 			cfg.side = NULL;
+			if (leave_after)
+				printf("child %d\n", (int)getpid());
+			fflush(stdout);
+		} else if (leave_after) {
+			leave(leave_after);
 		}
 	}
 	for (long t = 0; t < threads; t++) {
@@ -279,6 +308,11 @@ int main(int argc, char **argv)
 	}
 	for (int t = 0; t < threads && !serial; t++)
 		pthread_join(tids[t], NULL);
+	if (child == 0 && leave_after) {
+		gsmtaplog_stats(cfg.log, &st);
+		printf("child sent %" PRIu64 " dropped %" PRIu64 " drainer %d\n", st.sent, st.dropped, st.drainer);
+		fflush(stdout);
+	}
 	if (child == 0)
 		_exit(0);	/* its copy of the sender is the parent's ring: nothing to close */
 	if (child > 0 && waitpid(child, NULL, 0) != child)

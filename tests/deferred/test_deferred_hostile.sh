@@ -74,6 +74,55 @@ before=$(grep -c 'ring-tool line' "$T/h.txt")
 is "$("$RING_TOOL" v1 "$SOCK")" "answer 0" "a version 1 ring is taken"
 wait_lines "$T/h.txt" $((before + 5))
 is "$(grep -c 'ring-tool line' "$T/h.txt")" $((before + 5)) "and its five lines are written"
+summary_after_usr1
+ended=$(input_summary "$SOCK" ended)
+is "$("$RING_TOOL" v2 "$SOCK")" "answer 0" "a version 2 ring (no holders pipe, as libgsmtaplog before this one) is taken"
+wait_lines "$T/h.txt" $((before + 10))
+wait_input "$SOCK" ended $((ended + 1))
+is "$(grep -c 'ring-tool line' "$T/h.txt") $(input_summary "$SOCK" ended)" "$((before + 10)) $((ended + 1))" \
+	"its five lines are written, and it ends when its producer has gone (its pidfd and connection)"
+is "$("$RING_TOOL" v3 "$SOCK")" "answer 0" \
+	"a ring of layout 3 in a version 3 hello (the memfd alone, as libgsmtaplog between the destination and the pipe) is taken"
+wait_lines "$T/h.txt" $((before + 15))
+wait_input "$SOCK" ended $((ended + 2))
+is "$(grep -c 'ring-tool line' "$T/h.txt") $(input_summary "$SOCK" ended)" "$((before + 15)) $((ended + 2))" \
+	"its five lines are written, and it ends when its producer has gone"
+
+# --- the library and a drainer older than the holders pipe ---
+"$RING_TOOL" olddrainer "$T/old.sock" >"$T/old.out" &
+OLD_PID=$!
+wait_for "$T/old.out" '^listening' || bail "ring-tool olddrainer did not start"
+"$PRODUCER" -d "$T/old.sock" -n 10 -p >"$T/old-producer.out" 2>"$T/old-producer.err" ||
+	bail "shm-producer failed: $(cat "$T/old-producer.err")"
+is "$(grep '^hello' "$T/old.out" | tr '\n' ';')" "hello 4 fds 2 answer 71;hello 3 fds 1 answer 0;" \
+	"the library offers the ring with its holders pipe (hello 4); refused, again as a library before the pipe did"
+is "$(stat "$T/old-producer.out" drainer) $(stat "$T/old-producer.out" attaches)" "1 1" \
+	"and the drainer older than the pipe holds the ring"
+kill $OLD_PID
+wait $OLD_PID 2>/dev/null
+
+# --- counters that lie: a ring's drops never exceed what it numbered, and sums saturate ---
+summary_after_usr1
+ended=$(input_summary "$SOCK" ended)
+for k in 1 2 3; do
+	is "$("$RING_TOOL" drops "$SOCK")" "answer 0" \
+		"ring $k of 7 lines published and 3 dropped, whose counter says 4600000000000000000 dropped"
+done
+wait_input "$SOCK" ended $((ended + 3))
+is "$(input_summary "$SOCK" ring_drops) $(summary kernel_drops)" "9 9" \
+	"counted: the 3 each can have dropped (10 numbered, 7 reserved), not 1.38e19 in all"
+is "$("$RING_TOOL" hugedrops "$SOCK")" "answer 0" "two lanes, each saying it numbered and dropped 0xc000000000000000 lines"
+wait_input "$SOCK" ended $((ended + 4))
+is "$(input_summary "$SOCK" ring_drops) $(summary kernel_drops)" "18446744073709551615 18446744073709551615" \
+	"their sum stays at the largest count (saturated), never wrapping round to a small one"
+PORT=$(free_udp_port)
+start_agent -c "127.0.0.1:$PORT" -s "$T/agent.sock"
+"$RING_TOOL" drops "$T/agent.sock" >/dev/null
+wait_for "$T/agent.err" 'ring of ring-tool .* let go' || bail "the agent did not let the ring go"
+kill -USR1 "$AGENT_PID"
+wait_for "$T/agent.err" 'gsmtap-log-agent: rings=' || bail "no summary from the agent"
+is "$(agent_summary ring_drops)" 3 "the agent counts the same 3 (the drain is the collector's)"
+stop_agent
 
 # --- another user ---
 "$PRODUCER" -d "$SOCK" -n 100000000 -r 1000 -p -i private >"$T/private.out" 2>"$T/private.err" &

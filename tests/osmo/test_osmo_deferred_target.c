@@ -66,7 +66,8 @@ static struct {
 	struct got *lines;
 	size_t n;
 	struct drain *drain;
-	char path[64];
+	char dir[64];		/*!< the socket's own: a drainer refuses one others may write to (/tmp) */
+	char path[80];
 	atomic_bool stop;
 	pthread_t thread;
 } dr = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -319,7 +320,10 @@ int main(int argc, char **argv)
 			BAIL_OUT("usage: test_osmo_deferred_target [-P SHIM]: %s", dlerror());
 	}
 	dr.lines = calloc(LINES_MAX, sizeof(*dr.lines));
-	snprintf(dr.path, sizeof(dr.path), "/tmp/test_osmo_deferred.%d.sock", (int)getpid());
+	strcpy(dr.dir, "/tmp/test_osmo_deferred.XXXXXX");
+	if (!mkdtemp(dr.dir))
+		BAIL_OUT("mkdtemp: %s", strerror(errno));
+	snprintf(dr.path, sizeof(dr.path), "%s/drainer.sock", dr.dir);
 	dr.drain = drain_open(&dc, why);
 	if (!dr.lines || !dr.drain)
 		BAIL_OUT("drainer: %s", why);
@@ -337,5 +341,6 @@ int main(int argc, char **argv)
 	atomic_store(&dr.stop, true);
 	pthread_join(dr.thread, NULL);
 	drain_close(dr.drain);
+	rmdir(dr.dir);
 	return done_testing();
 }

@@ -5,6 +5,7 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/osmo/osmo.sh"
 osmo_program "${3:?usage: $0 PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt|shim}"
+need ss
 
 # gsmtap_block: the `log gsmtap` block of `write terminal`, empty when there is none.
 gsmtap_block() {
@@ -12,6 +13,12 @@ gsmtap_block() {
 }
 
 sockets() {
+	# Once the program has closed every VTY session (osmo_start's probe too): a
+	# session's socket lives on until the program reads its end, later when loaded.
+	for _ in $(seq 600); do
+		[ -z "$(ss -Htn state established state close-wait "( sport = :$OSMO_VTY )")" ] && break
+		sleep 0.1
+	done
 	find "/proc/$OSMO_PID/fd" -lname 'socket:*' | wc -l
 }
 

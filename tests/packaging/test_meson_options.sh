@@ -101,7 +101,7 @@ is $? 0 "a parent project builds with dependency('gsmtaplog') from the subprojec
 is "$("$T/consumer/build/consumer")" "$VERSION $VERSION 1" \
 	"the header's version, gsmtaplog_version() and a sender, all from the subproject"
 is "$(meson introspect --targets "$T/consumer/build" | python3 -c 'import json, sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')" \
-	"consumer drain gsmtap-log gsmtap-log-agent gsmtaplog wire" \
-	"as a subproject, only the library (with its wire module), gsmtap-log and the agent are built: no collector, plugin or tests"
+	"consumer daemon drain gsmtap-log gsmtap-log-agent gsmtaplog wire" \
+	"as a subproject, only the library (with its wire module), gsmtap-log and the agent (with drain and daemon) are built: no collector, plugin or tests"
 
 done_testing

@@ -6,17 +6,19 @@
 #include <string.h>
 
 #include "collector.h"
+#include "held.h"
 #include "input.h"
 #include "output.h"
 
 struct collector {
 	const struct access *access;
 	struct streams *streams;
+	struct held *held;		/*!< what the main output holds of a broker's stream */
 	const struct names *names;
 	struct input *inputs[COLLECTOR_INPUTS_MAX];
 	struct output *outputs[COLLECTOR_OUTPUTS_MAX];
 	size_t n_inputs, n_outputs;
-	uint64_t received, denied, rate_limited, redelivered;
+	uint64_t received, denied, rate_limited, redelivered, given_up;
 	uint64_t recorded;		/*!< handed to the outputs */
 	uint64_t packets_limit;		/*!< -c; UINT64_MAX for none, which recorded never meets */
 	uint64_t after_stop;
@@ -33,7 +35,10 @@ struct collector *collector_new(size_t max_streams, const struct access *access)
 	c->now = time(NULL);
 	c->packets_limit = UINT64_MAX;
 	c->streams = streams_new(max_streams);
-	if (!c->streams) {
+	c->held = held_new();
+	if (!c->streams || !c->held) {
+		streams_free(c->streams);
+		held_free(c->held);
 		free(c);
 		return NULL;
 	}
@@ -71,6 +76,19 @@ void collector_set_names(struct collector *c, const struct names *names)
 	c->names = names;
 }
 
+/* A stored record is new unless its stream sequence is held: \returns whether it
+ * is, and holds it from now on.  Whatever the record becomes (written, denied,
+ * over its rate), it is acknowledged and never comes as new again. */
+static bool hold(struct collector *c, const struct rx_stored *st)
+{
+	held_follow(c->held, st->stream, st->epoch);
+	held_settle(c->held, st->settled);
+	if (held_has(c->held, st->seq))
+		return false;
+	c->given_up += held_add(c->held, st->seq);
+	return true;
+}
+
 void collector_take_cb(void *ctx, const struct rx_record *r)
 {
 	struct collector *c = ctx;
@@ -78,23 +96,22 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 	struct wire_log log;
 	enum wire_verdict v;
 	struct stream *s;
-	bool repeat;
 
 	if (__builtin_expect(c->recorded == c->packets_limit, 0)) {
 		c->after_stop++;
 		return;
 	}
 	c->received++;
+	if (r->stored && !hold(c, r->stored)) {
+		c->redelivered++;
+		return;
+	}
 	if (!access_allowed(c->access, src)) {
 		c->denied++;
 		return;
 	}
 	v = wire_decode(r->data, r->len, &log);
-	s = streams_account(c->streams, src, v, &log, &r->rx_time, r->delivery, &repeat);
-	if (repeat) {
-		c->redelivered++;
-		return;
-	}
+	s = streams_account(c->streams, src, r->origin, v, &log, &r->rx_time);
 	if (!access_within_rate(c->access, &s->rate_tat, &r->rx_time)) {
 		s->rate_limited++;
 		c->rate_limited++;
@@ -109,9 +126,19 @@ void collector_know_cb(void *ctx, const struct rx_record *r)
 {
 	struct collector *c = ctx;
 	struct wire_log log;
-	enum wire_verdict v = wire_decode(r->data, r->len, &log);
+	enum wire_verdict v;
 
+	if (r->stored) {
+		hold(c, r->stored);
+		return;
+	}
+	v = wire_decode(r->data, r->len, &log);
 	streams_know(c->streams, (const struct sockaddr *)&r->src, v, &log);
+}
+
+void collector_held_mark(const struct collector *c, struct held_mark *m)
+{
+	held_mark(c->held, m);
 }
 
 void collector_set_packets_limit(struct collector *c, uint64_t packets)
@@ -187,6 +214,7 @@ void collector_counts(const struct collector *c, struct collector_counts *out)
 		.streams_evicted = streams_evicted(c->streams),
 		.after_stop = c->after_stop,
 		.redelivered = c->redelivered,
+		.given_up = c->given_up,
 	};
 	streams_totals(c->streams, &out->streams);
 	for (size_t i = 0; i < c->n_inputs; i++) {
@@ -201,6 +229,7 @@ void collector_counts(const struct collector *c, struct collector_counts *out)
 
 		c->outputs[i]->ops->stats(c->outputs[i], &st);
 		out->unwritten += st.lost;
+		out->refused += st.refused;
 		if (i == 0)
 			out->written = st.written;
 	}
@@ -253,5 +282,6 @@ void collector_free(struct collector *c)
 	for (size_t i = 0; i < c->n_inputs; i++)
 		c->inputs[i]->ops->close(c->inputs[i]);
 	streams_free(c->streams);
+	held_free(c->held);
 	free(c);
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -28,10 +29,10 @@ struct list {
 	uint32_t head, tail;
 };
 
-/* Family, address, port and IPv6 scope, packed so that comparing and hashing
- * are a few word operations. */
+/* Family, address, port and IPv6 scope, and the hash of the origin's name,
+ * packed so that comparing and hashing are a few word operations. */
 struct stream_key {
-	uint64_t w[3];
+	uint64_t w[4];
 };
 
 struct slot {
@@ -100,9 +101,22 @@ static uint64_t siphash(const uint64_t key[2], const uint64_t *m, size_t n)
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-static struct stream_key make_key(const struct sockaddr *sa, size_t *size)
+/* The origin's name as a key word (0: this collector), hashed whole. */
+static uint64_t origin_word(const struct streams *st, const char *origin)
 {
-	struct stream_key k = { { 0, 0, (uint64_t)sa->sa_family << 48 } };
+	uint64_t m[STREAM_ORIGIN_MAX / 8] = { 0 };
+	size_t len = origin ? strnlen(origin, STREAM_ORIGIN_MAX) : 0;
+
+	if (!len)
+		return 0;
+	memcpy(m, origin, len);
+	return siphash(st->sip_key, m, (len + 7) / 8) | 1;
+}
+
+static struct stream_key make_key(const struct streams *st, const struct sockaddr *sa, const char *origin,
+				  size_t *size)
+{
+	struct stream_key k = { { 0, 0, (uint64_t)sa->sa_family << 48, origin_word(st, origin) } };
 
 	if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
@@ -124,7 +138,7 @@ static struct stream_key make_key(const struct sockaddr *sa, size_t *size)
 
 static bool same_key(const struct stream_key *a, const struct stream_key *b)
 {
-	return a->w[0] == b->w[0] && a->w[1] == b->w[1] && a->w[2] == b->w[2];
+	return a->w[0] == b->w[0] && a->w[1] == b->w[1] && a->w[2] == b->w[2] && a->w[3] == b->w[3];
 }
 
 static void list_push(struct streams *st, int l, uint32_t i)
@@ -208,7 +222,7 @@ void streams_free(struct streams *st)
 
 static uint32_t *chain_of(struct streams *st, const struct stream_key *k)
 {
-	return &st->buckets[siphash(st->sip_key, k->w, 3) & st->mask];
+	return &st->buckets[siphash(st->sip_key, k->w, 4) & st->mask];
 }
 
 /* Free the least recently seen slot, keeping its counts in the totals. */
@@ -228,10 +242,10 @@ static uint32_t evict(struct streams *st)
 	return i;
 }
 
-static struct slot *lookup(struct streams *st, const struct sockaddr *src)
+static struct slot *lookup(struct streams *st, const struct sockaddr *src, const char *origin)
 {
 	size_t size;
-	struct stream_key k = make_key(src, &size);
+	struct stream_key k = make_key(st, src, origin, &size);
 	uint32_t *head, i = st->list[BY_USE].tail;
 	struct slot *n;
 
@@ -251,6 +265,8 @@ static struct slot *lookup(struct streams *st, const struct sockaddr *src)
 	n = &st->slots[i];
 	memset(n, 0, sizeof(*n));
 	memcpy(&n->s.addr, src, size);
+	if (origin)
+		snprintf(n->s.origin, sizeof(n->s.origin), "%s", origin);
 	n->s.index = ++st->next_index;
 	n->key = k;
 	n->bucket = head - st->buckets;
@@ -307,17 +323,14 @@ static bool keep_ident(struct slot *n, const struct wire_log *log)
 	return same;
 }
 
-struct stream *streams_account(struct streams *st, const struct sockaddr *src,
-			       enum wire_verdict verdict, const struct wire_log *log,
-			       const struct timespec *now, enum rx_delivery delivery, bool *repeat)
+struct stream *streams_account(struct streams *st, const struct sockaddr *src, const char *origin,
+			       enum wire_verdict verdict, const struct wire_log *log, const struct timespec *now)
 {
-	struct slot *n = lookup(st, src);
+	struct slot *n = lookup(st, src, origin);
 	enum seq_event ev;
 	bool same_sender;
 	uint32_t lost;
 
-	if (repeat)
-		*repeat = false;
 	n->s.counts.received++;
 	n->s.last_seen = *now;
 	if (verdict == WIRE_NOT_LOG)
@@ -329,10 +342,7 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 	same_sender = keep_ident(n, log);
 	if (!log->seq)
 		return &n->s;
-	ev = delivery == RX_FIRST ? seq_step(&n->s.seq, log->seq, same_sender, &lost) :
-	     seq_step_again(&n->s.seq, log->seq, same_sender, delivery == RX_LATE, &lost);
-	if (repeat)
-		*repeat = delivery != RX_FIRST && ev == SEQ_DUPLICATE;
+	ev = seq_step(&n->s.seq, log->seq, same_sender, &lost);
 	count_seq(&n->s, ev, lost);
 	return &n->s;
 }
@@ -345,7 +355,7 @@ void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verd
 
 	if (verdict != WIRE_OK || !log->seq)
 		return;
-	n = lookup(st, src);
+	n = lookup(st, src, NULL);
 	seq_step(&n->s.seq, log->seq, keep_ident(n, log), &lost);
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # pcapng-blocks.py: what the bash tests read from pcapng files beyond tshark's reach: per-section
-# packet counts and ISB counters, every NRB record, and every packet's sender and sequence number.
+# packet counts and ISB counters, every NRB record, every packet's sender and sequence number, and every
+# packet's id and comment.
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 Usage: pcapng-blocks.py sections FILE...
@@ -10,6 +11,9 @@ Usage: pcapng-blocks.py sections FILE...
          one line per distinct NRB record over all the files: ADDRESS NAME
        pcapng-blocks.py numbers FILE...
          one line per packet: SRC:PORT SEQ (the GSMTAP frame_number, our sequence number)
+       pcapng-blocks.py ids FILE...
+         one line per packet: its epb_packetid (an archive's stream sequence), '-' without one,
+         then its comment when it has one
 Fails loudly on a block whose two lengths differ or that runs past the end.
 """
 import ipaddress
@@ -18,6 +22,7 @@ import sys
 
 SHB, EPB, ISB, NRB = 0x0A0D0D0A, 6, 5, 4
 ISB_OPTIONS = {4: 'ifrecv', 8: 'usrdeliv'}
+OPT_COMMENT, EPB_PACKETID = 1, 5
 
 
 def blocks(path):
@@ -105,8 +110,23 @@ def numbers(path):
         print('\n'.join(out))
 
 
+def ids(path):
+    out = []
+    for btype, order, body in blocks(path):
+        if btype != EPB:
+            continue
+        caplen = struct.unpack_from(order + 'I', body, 12)[0]
+        found = dict(options(body[20 + (caplen + 3) // 4 * 4:], order))
+        line = str(struct.unpack(order + 'Q', found[EPB_PACKETID])[0]) if EPB_PACKETID in found else '-'
+        if OPT_COMMENT in found:
+            line += ' ' + found[OPT_COMMENT].decode()
+        out.append(line)
+    if out:
+        print('\n'.join(out))
+
+
 if __name__ == '__main__':
-    if len(sys.argv) < 3 or sys.argv[1] not in ('sections', 'names', 'numbers'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('sections', 'names', 'numbers', 'ids'):
         sys.exit(__doc__)
     seen = set()
     for f in sys.argv[2:]:
@@ -114,5 +134,7 @@ if __name__ == '__main__':
             sections(f)
         elif sys.argv[1] == 'numbers':
             numbers(f)
+        elif sys.argv[1] == 'ids':
+            ids(f)
         else:
             names(f, seen)

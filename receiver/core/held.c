@@ -91,8 +91,8 @@ bool held_has(const struct held *h, uint64_t seq)
 	return seq <= h->m.floor || (seq <= h->m.top && bit(h, seq));
 }
 
-/* Room for \a seq: a ring twice as large, the held bits moved over.  \returns
- * false at HELD_BITS_MAX or without memory. */
+/* Room for \a seq: a ring as many times twice as large as it needs, the held
+ * bits moved over.  \returns false past HELD_BITS_MAX or without memory. */
 static bool grow(struct held *h, uint64_t seq)
 {
 	size_t nbits = h->nbits;
@@ -102,6 +102,8 @@ static bool grow(struct held *h, uint64_t seq)
 		nbits *= 2;
 	if (seq - h->m.floor > nbits)
 		return false;
+	if (nbits == h->nbits)
+		return true;
 	bigger = (struct held){ .m = h->m, .nbits = nbits, .bits = calloc(nbits / 64, sizeof(uint64_t)) };
 	if (!bigger.bits)
 		return false;
@@ -113,19 +115,31 @@ static bool grow(struct held *h, uint64_t seq)
 	return true;
 }
 
+/* The floor up to \a to, whether held or not.  \returns the sequences below it
+ * that were not held: given up. */
+static uint64_t give_up_to(struct held *h, uint64_t to)
+{
+	uint64_t held_to = to < h->m.top ? to : h->m.top, given_up = to - held_to;
+
+	if (to <= h->m.floor)
+		return 0;
+	for (uint64_t s = h->m.floor + 1; s <= held_to; s++)
+		given_up += !bit(h, s);
+	raise_floor(h, to);
+	return given_up;
+}
+
 uint64_t held_add(struct held *h, uint64_t seq)
 {
 	uint64_t given_up = 0;
 
 	if (held_has(h, seq))
 		return 0;
-	if (seq - h->m.floor > h->nbits && !grow(h, seq)) {
-		uint64_t to = seq - h->nbits, held_to = to < h->m.top ? to : h->m.top;
-
-		given_up = to - held_to;
-		for (uint64_t s = h->m.floor + 1; s <= held_to; s++)
-			given_up += !bit(h, s);
-		raise_floor(h, to);
+	if (!grow(h, seq)) {
+		given_up = give_up_to(h, seq > HELD_BITS_MAX ? seq - HELD_BITS_MAX : 0);
+		/* without memory for a larger ring: as far as this one reaches */
+		if (!grow(h, seq))
+			given_up += give_up_to(h, seq - h->nbits);
 	}
 	put_bit(h, seq, true);
 	if (seq > h->m.top)

@@ -210,7 +210,9 @@ static bool request(struct in_nats *n)
 		return false;
 	}
 	if (n->open) {
-		/* no word at all: a consumer that is gone answers nothing */
+		/* given up without a word (a consumer that has gone answers nothing):
+		 * look the consumer up before the next */
+		n->open = false;
 		n->look = true;
 		pthread_mutex_unlock(&n->mu);
 		return false;

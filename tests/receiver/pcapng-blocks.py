@@ -10,7 +10,8 @@ Usage: pcapng-blocks.py sections FILE...
        pcapng-blocks.py names FILE...
          one line per distinct NRB record over all the files: ADDRESS NAME
        pcapng-blocks.py numbers FILE...
-         one line per packet: SRC:PORT SEQ (the GSMTAP frame_number, our sequence number)
+         one line per packet: SRC:PORT SEQ (the GSMTAP frame_number, our sequence number; '-' for a
+         datagram too short to have one)
        pcapng-blocks.py ids FILE...
          one line per packet: its epb_packetid (an archive's stream sequence), '-' without one,
          then its comment when it has one
@@ -104,7 +105,8 @@ def numbers(path):
             src, udp = ipaddress.ip_address(ip[8:24]), 40
             text = f'[{src}]'
         sport = struct.unpack_from('>H', ip, udp)[0]
-        seq = struct.unpack_from('>I', ip, udp + 8 + 8)[0]
+        # a datagram too short for a GSMTAP header has no number: '-'
+        seq = struct.unpack_from('>I', ip, udp + 8 + 8)[0] if len(ip) >= udp + 8 + 12 else '-'
         out.append(f'{text}:{sport} {seq}')
     if out:
         print('\n'.join(out))

@@ -40,6 +40,7 @@ ok $? "the archiver said that its consumer had gone, and made it again"
 blast_to edge1 "$P1" -H 4 -n 250 -r 5000 -s 0
 wait_until 60 has_written arch 1000
 ok $? "and wrote the next 1000"
+is "$(packets "$T/arch/archive.pcapng")" 2000 "the archive holds 2000"
 ok "$(grep -q 'consumer_gone=1' "$T/arch.err"; echo $?)" "its input line counts the consumer that had gone"
 
 # The stream deleted: the edge creates it again when it publishes next; it numbers from 1.

@@ -3,7 +3,8 @@
 # sequence, whatever happens to the archiver: killed with -9 at random moments (ten times, three of them after
 # a moment whose acknowledgements were lost), its durable consumer deleted by an operator while it reads, and
 # deleted and created anew (delivering everything again) while it is down; the senders leave gaps, and two
-# edges receive from senders with the same addresses and ports (two sites behind two edges).
+# edges receive from senders with the same addresses and ports (two sites behind two edges).  The archive
+# rotates every 4000 packets, so that what a restart must read back lies in several files.
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
@@ -25,7 +26,7 @@ sent_numbers() {
 	EOF
 }
 
-start_arch() { LD_PRELOAD="$LOSER" start_archiver arch --nats-ack-wait "$ACK_WAIT"; }
+start_arch() { LD_PRELOAD="$LOSER" start_archiver arch --nats-ack-wait "$ACK_WAIT" -b packets:4000; }
 
 nats_cluster 3
 P1=$(free_udp_port) P2=$(free_udp_port) SRC=$(free_udp_port)
@@ -83,10 +84,12 @@ stop edge2
 stop arch
 is "$STATUS" 0 "the last archiver exits 0"
 
-exactly_once "$SENT" "$T/arch/archive.pcapng"
+FILES=("$T"/arch/archive_*.pcapng)
+ok "$([ "${#FILES[@]}" -ge 12 ]; echo $?)" "the archive is ${#FILES[@]} files"
+exactly_once "$SENT" "${FILES[@]}"
 ok $? "the archive holds every stored message once: stream sequences 1..$SENT ($IDS_DUPS twice, $IDS_MISSING missing)"
-is "$(packets "$T/arch/archive.pcapng")" "$SENT" "capinfos agrees: $SENT packets"
-numbers "$T/arch/archive.pcapng" | sort >"$T/archived"
+is "$(packets "${FILES[@]}")" "$SENT" "capinfos agrees: $SENT packets"
+numbers "${FILES[@]}" | sort >"$T/archived"
 { sent_numbers "$GAP1"; sent_numbers "$GAP2"; } | sort >"$T/sent"
 diff "$T/sent" "$T/archived" | head -5 | sed 's/^/# /'
 cmp -s "$T/sent" "$T/archived"

@@ -346,7 +346,9 @@ size_t pcapng_epb_with(uint8_t *buf, size_t room, uint64_t ts_ns,
 		return 0;
 	pkt_len = ip_len + UDP_HDR_LEN + len;
 	id_len = opts && opts->packet_id ? sizeof(id) : 0;
-	comment_len = opts ? strnlen(opts->comment ? opts->comment : "", PCAPNG_COMMENT_MAX) : 0;
+	comment_len = opts && opts->comment ? strlen(opts->comment) : 0;
+	if (comment_len > PCAPNG_COMMENT_MAX)
+		comment_len = PCAPNG_COMMENT_MAX;
 	opts_len = opt_size(id_len) + opt_size(comment_len);
 	if (opts_len)
 		opts_len += ENDOFOPT_LEN;

@@ -162,9 +162,10 @@ static void know_earlier(struct collector *c)
 	else
 		log_say("read back %zu datagrams from %zu files of the %s output: it holds no stream's messages yet",
 			found.datagrams, found.files, main->kind);
-	if (found.short_of_files)
-		log_say("the %d files read back may not hold every sequence above %llu that the archive holds: "
-			"one of those that comes again is written again", READBACK_FILES, (unsigned long long)m.floor);
+	if (found.incomplete)
+		log_say("the files read back may not hold every sequence above %llu that the archive holds (older "
+			"files are gone, or more than %d were needed): one of those that comes again is written again",
+			(unsigned long long)m.floor, READBACK_FILES);
 }
 
 static int exit_status(const struct collector *c)

@@ -21,6 +21,7 @@ struct part {
 	uint64_t packets;
 	struct held_mark first, last;	/*!< its first and last marks, when it has any */
 	bool marked;
+	bool stored;			/*!< it has packets with a packet id */
 };
 
 struct readback {
@@ -29,7 +30,6 @@ struct readback {
 	struct part parts[READBACK_FILES];	/*!< newest first */
 	size_t n;
 	const struct held_mark *newest;		/*!< the last mark of the newest file that has one */
-	bool short_of_files;
 };
 
 /* The mark a packet carries, if any. */
@@ -60,6 +60,7 @@ static uint64_t walk(struct part *p, struct held_mark *m, bool *marked, rx_deliv
 		if (res != PCAPREAD_PACKET)
 			continue;
 		n++;
+		p->stored |= pkt.packet_id != 0;
 		if (mark_of(&pkt, m)) {
 			if (!p->marked)
 				p->first = *m;
@@ -80,9 +81,13 @@ static uint64_t walk(struct part *p, struct held_mark *m, bool *marked, rx_deliv
 }
 
 /* Whether files older than \a p may hold sequences above the newest mark's floor:
- * \a p's first mark says how high the files before it went (its top). */
+ * \a p's first mark says how high the files before it went (its top).  A file of
+ * stored packets without a mark (its first ones went out just before the file
+ * began, and the run died) needs the mark before it. */
 static bool older_may_hold(const struct readback *rb, const struct part *p)
 {
+	if (p->stored && !p->marked)
+		return true;
 	return rb->newest && p->marked && p->first.epoch == rb->newest->epoch &&
 	       !strcmp(p->first.stream, rb->newest->stream) && p->first.top > rb->newest->floor;
 }
@@ -117,7 +122,6 @@ static bool file_cb(int dirfd, const char *name, void *arg)
 	rb->n++;
 	if (rb->found >= rb->want && !older_may_hold(rb, p))
 		return false;
-	rb->short_of_files = rb->n == READBACK_FILES && older_may_hold(rb, p);
 	return rb->n < READBACK_FILES;
 }
 
@@ -139,5 +143,5 @@ void readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx, 
 		munmap((void *)rb.parts[i].map, rb.parts[i].size);
 	}
 	found->files = rb.n;
-	found->short_of_files = rb.short_of_files;
+	found->incomplete = rb.n && older_may_hold(&rb, &rb.parts[rb.n - 1]);
 }

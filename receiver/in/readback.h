@@ -14,8 +14,9 @@
 struct readback_found {
 	size_t datagrams;	/*!< handed over */
 	size_t files;		/*!< read */
-	bool short_of_files;	/*!< READBACK_FILES were read, and the oldest of them still left
-				     out sequences of a broker's stream the archive may hold */
+	bool incomplete;	/*!< the oldest file read says that older ones held sequences of a
+				     broker's stream above the floor, and there are none (deleted)
+				     or READBACK_FILES were read */
 };
 
 /*! Hand the datagrams that the files of \a o hold (output_ops.earlier: the current

@@ -232,13 +232,12 @@ static size_t send_round(struct out_nats *n, size_t *failed)
 		size_t len;
 		struct spooled *sp = spool_next(n->spool, &pos, &len);
 		natsMsg *m;
+		natsStatus s;
 
 		if (!sp)
 			break;
 		len -= sizeof(*sp);
 		m = message(n, sp, len);
-		natsStatus s;
-
 		pthread_mutex_lock(&n->mu);
 		n->round[k] = (struct inflight){ m, sp, len, m ? PENDING : FAILED };
 		n->published = ++k;

@@ -134,7 +134,7 @@ static bool note_outputs(struct report *r)
 		note_refused(r, i, o, &st);
 		if (st.abandoned && !last->abandoned)
 			log_say("%s output %s stopped with %llu records it could not deliver%s%s; counted as unwritten",
-				o->kind, output_path(o, name, sizeof(name)), (unsigned long long)(st.lost - last->lost),
+				o->kind, output_path(o, name, sizeof(name)), (unsigned long long)st.abandoned,
 				st.failing ? ": " : "", st.failing ? output_open_error(st.last_error) : "");
 		else if (st.failing && (!last->failing || st.episodes != last->episodes))
 			log_say("cannot write %s output %s: %s; counting what cannot be kept%s",

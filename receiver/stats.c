@@ -115,6 +115,9 @@ static void output_add(struct output_stats *to, const struct output_stats *from)
 	to->written += from->written;
 	to->lost += from->lost;
 	to->refused += from->refused;
+	to->abandoned += from->abandoned;
+	if (from->refused_why[0])
+		memcpy(to->refused_why, from->refused_why, sizeof(to->refused_why));
 	to->files += from->files;
 	to->bytes += from->bytes;
 	to->episodes += from->episodes;

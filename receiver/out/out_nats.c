@@ -87,7 +87,7 @@ struct out_nats {
 	/* the loop's */
 	uint64_t lost;
 	uint64_t added;			/*!< since the publisher was last woken */
-	bool abandoned;			/*!< stopping, it could not deliver what the spool held */
+	uint64_t abandoned;		/*!< stopping, what the spool held and it could not deliver */
 };
 
 static void wake(struct out_nats *n)
@@ -396,8 +396,8 @@ static void nats_finish(struct output *o, time_t now)
 	pthread_mutex_unlock(&n->mu);
 	pthread_join(n->thread, NULL);
 	n->running = false;
-	n->abandoned = spool_queued(n->spool) > 0;
-	n->lost += spool_queued(n->spool);
+	n->abandoned = spool_queued(n->spool);
+	n->lost += n->abandoned;
 }
 
 static void nats_close(struct output *o, time_t now)

@@ -31,7 +31,7 @@ struct output_stats {
 	uint64_t refused;	/*!< records the destination refused for good (too large for a broker's
 				     stream): neither kept nor lost, never tried again */
 	char refused_why[128];	/*!< the destination's reason for the last of them */
-	bool abandoned;		/*!< stopping, it gave up records it held (counted in lost) */
+	uint64_t abandoned;	/*!< records it gave up when it stopped, held and never delivered (in lost too) */
 };
 
 struct output;

@@ -230,7 +230,7 @@ int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pendi
 	}
 	jsConsumerInfo_Destroy(ci);
 	if (s != NATS_OK) {
-		fail(err, "the durable consumer", s);
+		fail(err, "JetStream", s);
 		return -EAGAIN;
 	}
 	return 0;

@@ -198,7 +198,7 @@ void analysis_record(void *ctx, const struct rx_record *r)
 	struct wire_log log;
 	enum wire_verdict v = wire_decode(r->data, r->len, &log);
 	int64_t rx_ns = (int64_t)rx_time_ns(&r->rx_time), delta_ns = 0, delay_ns, excess_ns;
-	const struct stream *s = streams_account(a->table, (const struct sockaddr *)&r->src, NULL, v, &log, &r->rx_time);
+	const struct stream *s = streams_account(a->table, (const struct sockaddr *)&r->src, NULL, v, &log, &r->rx_time, false);
 	struct ls_stream *ls = stream_of(a, s);
 	uint64_t lost;
 	struct ls_thread *t;

@@ -44,7 +44,8 @@ static natsStatus set_addr(natsMsg *m, const char *key, const struct sockaddr_st
 	return natsMsgHeader_Set(m, key, text);
 }
 
-natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const struct rx_record *r)
+natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const char *spooled_as,
+			  const struct rx_record *r)
 {
 	char text[NATSMSG_COLLECTOR_MAX + ADDR_TEXT_MAX + 64];
 	struct wire_log log;
@@ -66,6 +67,9 @@ natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collec
 
 		n += addr_format(text + n, sizeof(text) - n, (const struct sockaddr *)&r->src);
 		snprintf(text + n, sizeof(text) - n, "/%u/%u/%u.%06u", log.pid, log.seq, log.sec, log.usec);
+		s = natsMsgHeader_Set(*msg, NATSMSG_ID, text);
+	} else if (s == NATS_OK && spooled_as) {
+		snprintf(text, sizeof(text), "%.*s/%s", NATSMSG_COLLECTOR_MAX - 1, collector, spooled_as);
 		s = natsMsgHeader_Set(*msg, NATSMSG_ID, text);
 	}
 	if (s != NATS_OK) {

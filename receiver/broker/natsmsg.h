@@ -20,7 +20,9 @@
  *   Gsmtap-Dst        where the sender sent it, in the same form
  *   Gsmtap-Collector  the collector that received it
  *   Nats-Msg-Id       for a numbered datagram: COLLECTOR/SRC/PID/SEQ/SEC.USEC of its
- *                     sender, so that JetStream keeps one copy of a datagram published twice
+ *                     sender (two copies of it that arrived are one); for any other, what
+ *                     the collector names it (COLLECTOR/START.N: its run and its record), so
+ *                     that JetStream keeps one copy of a datagram published twice
  */
 #define NATSMSG_RX_TIME		"Gsmtap-Rx-Time"
 #define NATSMSG_SRC		"Gsmtap-Src"
@@ -47,9 +49,12 @@ size_t natsmsg_token(char *out, size_t room, const char *s);
 size_t natsmsg_subject(char *out, size_t room, const char *prefix, const char *collector,
 		       const struct sockaddr *src);
 
-/*! The message for record \a r on \a subject.  \returns NATS_OK and *msg, which
- *  the caller then owns */
-natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const struct rx_record *r);
+/*! The message for record \a r on \a subject, which the collector knows as \a
+ *  spooled_as (unique in its runs, the same each time it publishes it again; for a
+ *  datagram whose sender does not number it; NULL: none).  \returns NATS_OK and
+ *  *msg, which the caller then owns */
+natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const char *spooled_as,
+			  const struct rx_record *r);
 
 /*! The record \a msg carries, r->origin its collector; r->data and r->origin point
  *  into \a msg.  \returns 0, or -EINVAL for a message without our headers, or with

@@ -77,14 +77,17 @@ void collector_set_names(struct collector *c, const struct names *names)
 }
 
 /* A stored record is new unless its stream sequence is held: \returns whether it
- * is, and holds it from now on.  Whatever the record becomes (written, denied,
- * over its rate), it is acknowledged and never comes as new again. */
-static bool hold(struct collector *c, const struct rx_stored *st)
+ * is, and holds it from now on; *late says whether it comes after newer ones (a
+ * redelivery whose first delivery never got written), for its sender's numbers.
+ * Whatever the record becomes (written, denied, over its rate), it is
+ * acknowledged and never comes as new again. */
+static bool hold(struct collector *c, const struct rx_stored *st, bool *late)
 {
 	held_follow(c->held, st->stream, st->epoch);
 	held_settle(c->held, st->settled);
 	if (held_has(c->held, st->seq))
 		return false;
+	*late = held_behind(c->held, st->seq);
 	c->given_up += held_add(c->held, st->seq);
 	return true;
 }
@@ -96,13 +99,14 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 	struct wire_log log;
 	enum wire_verdict v;
 	struct stream *s;
+	bool late = false;
 
 	if (__builtin_expect(c->recorded == c->packets_limit, 0)) {
 		c->after_stop++;
 		return;
 	}
 	c->received++;
-	if (r->stored && !hold(c, r->stored)) {
+	if (r->stored && !hold(c, r->stored, &late)) {
 		c->redelivered++;
 		return;
 	}
@@ -111,7 +115,7 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 		return;
 	}
 	v = wire_decode(r->data, r->len, &log);
-	s = streams_account(c->streams, src, r->origin, v, &log, &r->rx_time);
+	s = streams_account(c->streams, src, r->origin, v, &log, &r->rx_time, late);
 	if (!access_within_rate(c->access, &s->rate_tat, &r->rx_time)) {
 		s->rate_limited++;
 		c->rate_limited++;
@@ -127,9 +131,10 @@ void collector_know_cb(void *ctx, const struct rx_record *r)
 	struct collector *c = ctx;
 	struct wire_log log;
 	enum wire_verdict v;
+	bool late;
 
 	if (r->stored) {
-		hold(c, r->stored);
+		hold(c, r->stored, &late);
 		return;
 	}
 	v = wire_decode(r->data, r->len, &log);

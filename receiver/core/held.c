@@ -91,6 +91,11 @@ bool held_has(const struct held *h, uint64_t seq)
 	return seq <= h->m.floor || (seq <= h->m.top && bit(h, seq));
 }
 
+bool held_behind(const struct held *h, uint64_t seq)
+{
+	return seq < h->m.top;
+}
+
 /* Room for \a seq: a ring as many times twice as large as it needs, the held
  * bits moved over.  \returns false past HELD_BITS_MAX or without memory. */
 static bool grow(struct held *h, uint64_t seq)

@@ -53,6 +53,10 @@ void held_settle(struct held *h, uint64_t settled);
 /*! Whether \a seq is held (or settled). */
 bool held_has(const struct held *h, uint64_t seq);
 
+/*! Whether \a seq is below the highest held: it comes after newer ones (a broker
+ *  delivers it again, its first delivery lost or never written). */
+bool held_behind(const struct held *h, uint64_t seq);
+
 /*! \a seq is held now.  \returns the sequences given up to make room for it,
  *  0 but for a set whose highest ran HELD_BITS_MAX ahead of its floor */
 uint64_t held_add(struct held *h, uint64_t seq);

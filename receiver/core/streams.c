@@ -324,7 +324,8 @@ static bool keep_ident(struct slot *n, const struct wire_log *log)
 }
 
 struct stream *streams_account(struct streams *st, const struct sockaddr *src, const char *origin,
-			       enum wire_verdict verdict, const struct wire_log *log, const struct timespec *now)
+			       enum wire_verdict verdict, const struct wire_log *log, const struct timespec *now,
+			       bool late)
 {
 	struct slot *n = lookup(st, src, origin);
 	enum seq_event ev;
@@ -342,7 +343,8 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src, c
 	same_sender = keep_ident(n, log);
 	if (!log->seq)
 		return &n->s;
-	ev = seq_step(&n->s.seq, log->seq, same_sender, &lost);
+	ev = late ? seq_step_again(&n->s.seq, log->seq, same_sender, true, &lost) :
+	     seq_step(&n->s.seq, log->seq, same_sender, &lost);
 	count_seq(&n->s, ev, lost);
 	return &n->s;
 }

@@ -50,11 +50,14 @@ void streams_free(struct streams *st);
 
 /*! Count one datagram from \a src, received by \a origin (NULL: this collector; two
  *  edges' senders of the same address are two streams), with the verdict and fields
- *  from wire_decode().  When the table is full the least recently seen stream is
- *  evicted (its counts stay in the totals).  \returns the stream it was counted in,
- *  whose rate fields the caller keeps; never NULL. */
+ *  from wire_decode().  A datagram its input knows \a late (a broker delivers it
+ *  after newer ones, and it was never recorded) is stepped with seq_step_again():
+ *  however far behind, it fills its gap and is never a restart.  When the table is
+ *  full the least recently seen stream is evicted (its counts stay in the totals).
+ *  \returns the stream it was counted in, whose rate fields the caller keeps; never NULL. */
 struct stream *streams_account(struct streams *st, const struct sockaddr *src, const char *origin,
-			       enum wire_verdict verdict, const struct wire_log *log, const struct timespec *now);
+			       enum wire_verdict verdict, const struct wire_log *log, const struct timespec *now,
+			       bool late);
 
 /*! Learn a datagram that an earlier run recorded (read back from its files): its
  *  stream's sequence moves on as if it had arrived, and no count changes, so that

@@ -48,6 +48,7 @@ enum { PENDING, ACKED, FAILED, REFUSED };
 /* A record in the spool: the datagram and what the message's headers need. */
 struct spooled {
 	uint64_t rx_ns;
+	uint64_t n;			/*!< its number in this run: 1, 2, ... */
 	uint8_t src[sizeof(struct sockaddr_in6)];
 	uint8_t dst[sizeof(struct sockaddr_in6)];
 	uint8_t data[];
@@ -66,6 +67,8 @@ struct out_nats {
 	char collector[NATSMSG_COLLECTOR_MAX];	/*!< as a subject token */
 	char servers[256];		/*!< for the summary's file= */
 	struct spool *spool;
+	uint64_t started_ns;		/*!< this run (with its pid, a --workers worker's), which */
+	pid_t pid;			/*!< a record's number is of: when it spooled its first */
 	struct natsconn *conn;
 	pthread_t thread;
 	bool running;
@@ -87,6 +90,7 @@ struct out_nats {
 	/* the loop's */
 	uint64_t lost;
 	uint64_t added;			/*!< since the publisher was last woken */
+	uint64_t spooled;		/*!< records this run spooled */
 	uint64_t abandoned;		/*!< stopping, what the spool held and it could not deliver */
 };
 
@@ -160,7 +164,7 @@ static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, v
 
 static natsMsg *message(const struct out_nats *n, const struct spooled *sp, size_t len)
 {
-	char subject[NATSMSG_SUBJECT_MAX];
+	char subject[NATSMSG_SUBJECT_MAX], spooled_as[64];
 	struct rx_record r = { .data = sp->data, .len = len };
 	natsMsg *m = NULL;
 
@@ -169,7 +173,10 @@ static natsMsg *message(const struct out_nats *n, const struct spooled *sp, size
 	memcpy(&r.dst, sp->dst, sizeof(sp->dst));
 	if (!natsmsg_subject(subject, sizeof(subject), n->cfg.prefix, n->collector, (const struct sockaddr *)&r.src))
 		return NULL;
-	return natsmsg_encode(&m, subject, n->collector, &r) == NATS_OK ? m : NULL;
+	/* the same each time it is published again: JetStream stores it once */
+	snprintf(spooled_as, sizeof(spooled_as), "%llu.%d.%llu", (unsigned long long)n->started_ns, (int)n->pid,
+		 (unsigned long long)sp->n);
+	return natsmsg_encode(&m, subject, n->collector, spooled_as, &r) == NATS_OK ? m : NULL;
 }
 
 /* Wait for every answer of the round (libnats times out each publish after
@@ -326,7 +333,15 @@ static void nats_add(struct output *o, const struct rx_record *r, enum wire_verd
 		n->lost++;
 		return;
 	}
+	if (!n->spooled) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		n->started_ns = rx_time_ns(&ts);
+		n->pid = getpid();
+	}
 	sp->rx_ns = rx_time_ns(&r->rx_time);
+	sp->n = ++n->spooled;
 	memcpy(sp->src, &r->src, sizeof(sp->src));
 	memcpy(sp->dst, &r->dst, sizeof(sp->dst));
 	memcpy(sp->data, r->data, r->len);

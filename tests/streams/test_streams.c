@@ -40,7 +40,7 @@ static const struct stream *send_as(struct streams *st, const struct sockaddr_st
 {
 	struct wire_log log = { .seq = seq, .pid = 4242, .ident = ident };
 
-	return streams_account(st, (const struct sockaddr *)src, NULL, WIRE_OK, &log, &now);
+	return streams_account(st, (const struct sockaddr *)src, NULL, WIRE_OK, &log, &now, false);
 }
 
 static const struct stream *send_seq(struct streams *st, const struct sockaddr_storage *src, uint32_t seq)
@@ -161,9 +161,9 @@ static void verdicts(void)
 	const struct stream *s;
 
 	send_seq(st, &src, 1);
-	streams_account(st, sa, NULL, WIRE_SHORT, &zero, &now);
-	streams_account(st, sa, NULL, WIRE_BAD_VERSION, &zero, &now);
-	s = streams_account(st, sa, NULL, WIRE_NOT_LOG, &other, &now);
+	streams_account(st, sa, NULL, WIRE_SHORT, &zero, &now, false);
+	streams_account(st, sa, NULL, WIRE_BAD_VERSION, &zero, &now, false);
+	s = streams_account(st, sa, NULL, WIRE_NOT_LOG, &other, &now, false);
 	is_int(s->counts.received, 4, "malformed and other GSMTAP types count as received");
 	is_int(s->counts.malformed, 2, "short and bad-version datagrams count as malformed");
 	s = send_seq(st, &src, 2);
@@ -316,7 +316,7 @@ static const struct stream *send_via(struct streams *st, const char *origin, con
 {
 	struct wire_log log = { .seq = seq, .pid = 4242, .ident = S("OsmoBTS") };
 
-	return streams_account(st, (const struct sockaddr *)src, origin, WIRE_OK, &log, &now);
+	return streams_account(st, (const struct sockaddr *)src, origin, WIRE_OK, &log, &now, false);
 }
 
 /* Two sites whose senders share an address and port (a container's, a private
@@ -349,6 +349,30 @@ static void origins(void)
 	streams_free(st);
 }
 
+/* What a broker delivers after newer ones and was never recorded (its first
+ * delivery was lost with a killed server): late, however far behind the window;
+ * it fills its gap and is never a restart, a run of them neither. */
+static void late_deliveries(void)
+{
+	struct streams *st = streams_new(16);
+	struct sockaddr_storage src = v4(0x7f000001, 51234);
+	struct wire_log log = { .pid = 4242, .ident = S("OsmoBTS") };
+	const struct stream *s = NULL;
+
+	for (uint32_t i = 1; i <= 5000; i++)
+		if (i <= 1000 || i > 1008)
+			s = send_seq(st, &src, i);
+	is_int(s->counts.lost, 8, "1001..1008 never came: 8 lost");
+	for (log.seq = 1001; log.seq <= 1008; log.seq++)
+		s = streams_account(st, (const struct sockaddr *)&src, NULL, WIRE_OK, &log, &now, true);
+	is_int(s->counts.lost + s->counts.restarts, 0, "they come late, 4000 behind: each fills its gap, no restart");
+	is_int(s->counts.reordered, 8, "8 reordered");
+	is_int(s->seq.last, 5000, "the highest number is still 5000");
+	s = send_seq(st, &src, 5001);
+	is_int(s->counts.lost, 0, "and 5001 follows 5000");
+	streams_free(st);
+}
+
 static void bad_cap(void)
 {
 	errno = 0;
@@ -369,6 +393,7 @@ int main(void)
 	least_recently_seen_goes();
 	spoofed_flood();
 	origins();
+	late_deliveries();
 	bad_cap();
 	return done_testing();
 }

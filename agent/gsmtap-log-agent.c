@@ -1,7 +1,8 @@
 /* gsmtap-log-agent.c: the drainer for application hosts: empties local programs' deferred-mode rings and sends their lines on as GSMTAP datagrams with sendmmsg. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Each ring gets a UDP socket of its own, connected to the collector and bound
+ * Each ring gets a UDP socket of its own, connected to the collector the ring
+ * names (its program's `log gsmtap HOST`, shmring.h), or to -c's, and bound
  * to the port the ring keeps (so that a restarted agent sends from the same
  * source, and the collector's sequence accounting of that producer goes on);
  * a new ring gets an ephemeral port.  Each line goes out as the datagram the
@@ -39,12 +40,14 @@
 #define EXIT_USAGE	2
 
 static const char usage_text[] =
-"Usage: gsmtap-log-agent -c HOST[:PORT] [OPTION]...\n"
+"Usage: gsmtap-log-agent [-c HOST[:PORT]] [OPTION]...\n"
 "Take the log lines of local programs in deferred mode (libgsmtaplog's\n"
 "shared-memory rings) and send them on to a GSMTAP collector as the datagrams\n"
-"the programs would have sent themselves.\n"
+"the programs would have sent themselves: to the collector each ring names\n"
+"(an osmo program's `log gsmtap HOST`), else to -c's.\n"
 "\n"
-"  -c, --collector HOST[:PORT]  where to send (port 4729 by default); an IPv6\n"
+"  -c, --collector HOST[:PORT]  where to send the lines of rings that name no\n"
+"                               collector (port 4729 by default); an IPv6\n"
 "                               address in brackets: [2001:db8::1]:4729\n"
 "  -s, --socket PATH            offer point for the rings (default\n"
 "                               " SHMRING_SOCKET ")\n"
@@ -52,12 +55,13 @@ static const char usage_text[] =
 "  -h, --help                   this text\n"
 "  -V, --version                print the version\n"
 "\n"
-"Signals: HUP resolves HOST again, TERM/INT send what is left (at most a\n"
+"Signals: HUP resolves -c's HOST again, TERM/INT send what is left (at most a\n"
 "second) and exit, USR1 prints the summary.  See gsmtap-log-agent(8).\n";
 
 /*! A ring's way out: a connected UDP socket. */
 struct out {
 	int fd;
+	bool own_dest;		/*!< the ring names its collector: -c's changes do not apply */
 	uint64_t sent;
 	uint64_t failed;	/*!< lines the kernel refused (other than a full buffer): lost */
 	int last_error;
@@ -196,33 +200,60 @@ static void bind_port(int fd, int family, uint16_t port)
 							      sizeof(struct sockaddr_in6));
 }
 
+/* Where a ring's lines go: the collector it names, else -c's.  \returns the
+ * address's length, 0 for none */
+static socklen_t dest_of(const struct drain_ring *r, struct sockaddr_storage *dst, bool *own)
+{
+	socklen_t len = shmring_dest_to(&r->rd.dest, dst);
+
+	*own = len != 0;
+	if (!len && agent.dst_len) {
+		memcpy(dst, &agent.dst, agent.dst_len);
+		len = agent.dst_len;
+	}
+	return len;
+}
+
 /* A new ring: its socket, from the port it had under the agent before if it
  * can still be had, else from a new one, which the ring then keeps. */
 static int attach_cb(void *ctx, struct drain_ring *r)
 {
 	uint32_t kept = atomic_load_explicit(&r->rd.hdr->port, memory_order_relaxed);
-	struct sockaddr_storage me;
-	socklen_t len = sizeof(me);
+	struct sockaddr_storage me, dst;
+	socklen_t len = sizeof(me), dst_len;
+	char host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
 	int size = SNDBUF, e;
-	struct out *o = calloc(1, sizeof(*o));
+	struct out *o;
+	bool own;
 
 	(void)ctx;
+	dst_len = dest_of(r, &dst, &own);
+	if (!dst_len) {
+		say("ring of %.*s (pid %d) refused: it names no collector, and there is no -c", (int)r->rd.ident_len,
+		    r->rd.ident, (int)r->pid);
+		return -EDESTADDRREQ;
+	}
+	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	o->fd = socket(agent.dst.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	o->own_dest = own;
+	o->fd = socket(dst.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (o->fd < 0)
 		goto fail;
 	if (setsockopt(o->fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
 		setsockopt(o->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	if (kept >= 1024 && kept <= 65535)
-		bind_port(o->fd, agent.dst.ss_family, (uint16_t)kept);
-	if (connect(o->fd, (struct sockaddr *)&agent.dst, agent.dst_len) ||
+		bind_port(o->fd, dst.ss_family, (uint16_t)kept);
+	if (connect(o->fd, (struct sockaddr *)&dst, dst_len) ||
 	    getsockname(o->fd, (struct sockaddr *)&me, &len))
 		goto fail;
 	r->port = ntohs(((struct sockaddr_in *)&me)->sin_port);
 	r->user = o;
-	say("ring of %.*s (pid %d, uid %u) taken: its lines go out from port %u", (int)r->rd.ident_len,
-	    r->rd.ident, (int)r->pid, (unsigned int)r->uid, r->port);
+	getnameinfo((struct sockaddr *)&dst, dst_len, host, sizeof(host), port, sizeof(port),
+		    NI_NUMERICHOST | NI_NUMERICSERV);
+	say("ring of %.*s (pid %d, uid %u) taken: its lines go out from port %u to %s port %s (%s)",
+	    (int)r->rd.ident_len, r->rd.ident, (int)r->pid, (unsigned int)r->uid, r->port, host, port,
+	    o->own_dest ? "the ring's collector" : "-c");
 	return 0;
 fail:
 	e = errno;
@@ -363,12 +394,14 @@ static void summary(void)
 	drain_foreach(agent.drain, ring_line_cb, NULL);
 }
 
-/* A new address for HOST: every ring's socket is connected again (same port). */
+/* A new address for -c's HOST: the sockets of the rings that go there are connected again (same port). */
 static void reconnect_cb(const struct drain_ring *r, void *arg)
 {
 	const struct out *o = r->user;
 
 	(void)arg;
+	if (o->own_dest)
+		return;
 	if (connect(o->fd, (struct sockaddr *)&agent.dst, agent.dst_len))
 		say("ring port %u: cannot connect to the new address: %s", r->port, strerror(errno));
 }
@@ -393,7 +426,7 @@ static void run(void)
 		pump(16);
 		if (got_hup) {
 			got_hup = 0;
-			if (resolve() == 0)
+			if (agent.host && resolve() == 0)
 				drain_foreach(agent.drain, reconnect_cb, NULL);
 		}
 		if (got_usr1 || (next_stats && time(NULL) >= next_stats)) {
@@ -438,8 +471,8 @@ static void parse(int argc, char **argv)
 	}
 	if (optind < argc)
 		fatal(EXIT_USAGE, "unexpected argument '%s'; see --help", argv[optind]);
-	if (!agent.host || !*agent.host)
-		fatal(EXIT_USAGE, "no collector: -c HOST[:PORT] is required; see --help");
+	if (agent.host && !*agent.host)
+		fatal(EXIT_USAGE, "-c: no host; see --help");
 }
 
 int main(int argc, char **argv)
@@ -455,14 +488,18 @@ int main(int argc, char **argv)
 	if (fd >= 0)
 		err_fd = fd;
 	take_signals();
-	if (resolve())
+	if (agent.host && resolve())
 		exit(EXIT_FATAL);
 	dc.path = agent.socket_path;
 	agent.drain = drain_open(&dc, err);
 	if (!agent.drain)
 		fatal(EXIT_FATAL, "%s", err);
-	say("listening for deferred-mode rings on %s, sending to %s port %s", agent.socket_path, agent.host,
-	    agent.port);
+	if (agent.host)
+		say("listening for deferred-mode rings on %s, sending to the collector each names, else to %s port %s",
+		    agent.socket_path, agent.host, agent.port);
+	else
+		say("listening for deferred-mode rings on %s, sending to the collector each names (no -c: rings "
+		    "that name none are refused)", agent.socket_path);
 	run();
 	summary();
 	drain_close(agent.drain);

@@ -10,7 +10,9 @@
  *   -R  deferred mode's ring size in bytes (default 16 MiB)
  *   -P  libgsmtaplog-osmo-preload.so: LOGP() through the target that its
  *       log_target_create_gsmtap() makes (dlopen()ed: the same code that
- *       LD_PRELOAD puts into a program)
+ *       LD_PRELOAD puts into a program), in direct mode and, with
+ *       GSMTAPLOG_OSMO_MODE=deferred, in deferred mode into this process's
+ *       drainer
  *
  * Every system logs the same CALLS lines of 1..512 bytes (deterministic
  * pseudo-random lengths, each ending in '\n').  The systems take turns in
@@ -30,7 +32,11 @@
  * thread runs on CPU 0 and the collectors on the last CPU.
  *
  * Every recorded call's heap allocations are counted (alloc-count.c wraps
- * malloc() and friends in this executable).  At the end, each LOGP() system
+ * malloc() and friends in this executable), and so are its system calls
+ * (syscall_count.c: the kernel's raw_syscalls:sys_enter tracepoint, counting
+ * this thread's; root and tracefs).  The floor of the LOGP() systems is
+ * osmo_floor: libosmocore's LOGP() to a target whose raw_output only formats
+ * the line with vsnprintf() into a buffer.  At the end, each LOGP() system
  * to UDP logs once more, in a child whose send path is stalled for
  * SEND_STALL_MS (send_path_stall.c): a blocking target waits as long as the
  * path does.  500 ms by default, to stay inside the real-time budget at -r.
@@ -61,9 +67,11 @@
 #include <gsmtaplog/osmo.h>
 
 #include "alloc-count.h"
+#include "bench_line.h"
 #include "drain.h"
 #include "latency.h"
 #include "send_path_stall.h"
+#include "syscall_count.h"
 #include "wire.h"
 #ifdef HAVE_LTTNG
 #include "lttng_tp.h"
@@ -73,7 +81,7 @@
 #endif
 
 #define LINES		4096	/* distinct lines, reused in order */
-#define LINE_MAX_LEN	512
+#define LINE_MAX_LEN	BENCH_LINE_MAX
 #define RX_BATCH	64
 #define RX_BUF		(4 << 20)
 #define PIPE_CHUNK	4096	/* the slow reader takes this much ... */
@@ -81,7 +89,9 @@
 #define NO_COLLECTOR	-1
 #define PIPE_COLLECTOR	100	/* collector id of the pipe; UDP collectors are 0.. */
 #define MAX_UDP		8
-#define DRAIN_COLLECTOR	MAX_UDP	/* the deferred mode's drainer: counted after the UDP ones */
+#define DRAIN_COLLECTOR	MAX_UDP	/* the deferred mode's drainer: counted after the UDP ones, */
+#define DRAIN_OSMO_COLLECTOR (MAX_UDP + 1)	/* the lines of the shim's deferred target apart */
+#define OSMO_DEFERRED_IDENT "benchosmo"
 #define MAX_SYSTEMS	16
 #define MAX_THREADS	16
 
@@ -116,6 +126,7 @@ struct system {
 	uint64_t stall_calls, stall_errors, stall_max, stall_lost;
 	bool stall_lost_known;
 	uint64_t allocs;		/*!< heap allocations in the recorded calls */
+	uint64_t syscalls;		/*!< system calls in the recorded calls (single thread) */
 	struct send_path_stall path[2];	/*!< LOGP() with the send path free [0] and stalled [1] */
 	int path_rc;			/*!< 0: path holds results; else why not */
 	/* With -t, each thread's own figures, merged into the above at the end. */
@@ -127,7 +138,7 @@ struct system {
 static struct {
 	int udp_fd[MAX_UDP];
 	int n_udp;
-	atomic_uint_least64_t received[MAX_UDP + 1];	/*!< the last: DRAIN_COLLECTOR */
+	atomic_uint_least64_t received[MAX_UDP + 2];	/*!< the last two: the drainer's */
 	struct drain *drain;
 	int pipe_rd;
 	atomic_int stalled;			/*!< collector id that must not read ... */
@@ -136,6 +147,8 @@ static struct {
 } col = { .stalled = NO_COLLECTOR };
 
 static create_gsmtap_fn *shim_create_gsmtap;	/*!< the shim's, from -P */
+static int syscalls_fd = -1;	/*!< this thread's system calls, or -1: not counted */
+static char drainer_path[64];	/*!< the drainer thread's socket */
 static uint8_t floor_prefix[WIRE_PREFIX_LEN];
 static size_t ring_size;	/*!< -R; 0: the library's default */
 static char *line_buf;
@@ -181,7 +194,7 @@ static bool is_stalled(int id)
 /* The same lines for every system: lengths 1..512 from a fixed xorshift seed. */
 static void make_lines(void)
 {
-	uint32_t x = 2463534242u;
+	uint32_t x = BENCH_LINE_SEED;
 	char *p;
 
 	line_buf = malloc((size_t)LINES * (LINE_MAX_LEN + 1));
@@ -189,16 +202,8 @@ static void make_lines(void)
 		err(1, "malloc");
 	p = line_buf;
 	for (int i = 0; i < LINES; i++) {
-		size_t len;
+		size_t len = bench_line(&x, i, p);
 
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		len = 1 + x % LINE_MAX_LEN;
-		for (size_t j = 0; j + 1 < len; j++)
-			p[j] = 'a' + (i + j) % 26;
-		p[len - 1] = '\n';
-		p[len] = '\0';
 		line_ptr[i] = p;
 		line_len[i] = len;
 		p += len + 1;
@@ -274,13 +279,17 @@ static void *pipe_reader_cb(void *arg)
 	return NULL;
 }
 
-/* Deferred mode's drainer: counts what it reads, and reads nothing while stalled. */
+/* Deferred mode's drainer: counts what it reads, per system (by the ring's
+ * ident), and reads nothing while stalled. */
 static bool count_line_cb(void *ctx, struct drain_ring *r, const struct shmring_line *line)
 {
+	bool osmo = r->rd.ident_len == strlen(OSMO_DEFERRED_IDENT) &&
+		    !memcmp(r->rd.ident, OSMO_DEFERRED_IDENT, r->rd.ident_len);
+
 	(void)ctx;
-	(void)r;
 	(void)line;
-	atomic_fetch_add_explicit(&col.received[DRAIN_COLLECTOR], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&col.received[osmo ? DRAIN_OSMO_COLLECTOR : DRAIN_COLLECTOR], 1,
+				  memory_order_relaxed);
 	return true;
 }
 
@@ -293,7 +302,7 @@ static void *drainer_cb(void *arg)
 	while (!atomic_load(&col.stop)) {
 		poll(&pfd, 1, 1);
 		drain_events(col.drain);
-		if (is_stalled(DRAIN_COLLECTOR))
+		if (is_stalled(DRAIN_COLLECTOR) || is_stalled(DRAIN_OSMO_COLLECTOR))
 			continue;
 		while (drain_read(col.drain, 4096, count_line_cb, NULL) > 0)
 			drain_release(col.drain);
@@ -452,7 +461,7 @@ static void pool_stop(void)
 
 static void run_batch(struct system *sys, int first, int count, bool record)
 {
-	uint64_t allocs;
+	uint64_t allocs, syscalls;
 
 	if (pool.n > 1) {
 		pool.sys = sys;
@@ -463,12 +472,15 @@ static void run_batch(struct system *sys, int first, int count, bool record)
 		pthread_barrier_wait(&pool.done);
 		return;
 	}
-	allocs = alloc_count();
 	attach(sys);
+	allocs = alloc_count();
+	syscalls = syscall_count_read(syscalls_fd);
 	calls_into(sys, first, count, record, &sys->lat, &sys->total, &sys->calls, &sys->errors);
-	detach(sys);
-	if (record)
+	if (record) {
+		sys->syscalls += syscall_count_read(syscalls_fd) - syscalls - 1;
 		sys->allocs += alloc_count() - allocs;
+	}
+	detach(sys);
 }
 
 /* The threads' figures into the system's. */
@@ -586,7 +598,7 @@ static int open_udp_socket(uint16_t port)
 /* Deferred mode, with its drainer running before the ring is offered. */
 static struct gsmtaplog *open_deferred(pthread_t *thread)
 {
-	static char path[64];
+	const char *path = drainer_path;
 	const struct drain_config dc = { .path = path };
 	struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DEFERRED, .drainer = path, .ident = "bench",
 				    .ring_size = ring_size };
@@ -594,7 +606,7 @@ static struct gsmtaplog *open_deferred(pthread_t *thread)
 	struct gsmtaplog_stats st;
 	struct gsmtaplog *s;
 
-	snprintf(path, sizeof(path), "/tmp/sender_latency.%d.sock", (int)getpid());
+	snprintf(drainer_path, sizeof(drainer_path), "/tmp/sender_latency.%d.sock", (int)getpid());
 	col.drain = drain_open(&dc, why);
 	if (!col.drain)
 		errx(1, "%s", why);
@@ -650,6 +662,49 @@ static struct log_target *shim_target(uint16_t port)
 {
 	return all_filter(shim_create_gsmtap("127.0.0.1", port, "bench", false, false),
 			  "the shim's log_target_create_gsmtap");
+}
+
+/* The shim's target as an unmodified program gets it with
+ * GSMTAPLOG_OSMO_MODE=deferred, its ring drained by the drainer thread; it
+ * says on stderr which mode it got. */
+static struct log_target *shim_deferred_target(uint16_t port)
+{
+	struct log_target *t;
+
+	setenv("GSMTAPLOG_OSMO_MODE", "deferred", 1);
+	setenv("GSMTAPLOG_DRAINER", drainer_path, 1);
+	if (ring_size) {
+		char size[24];
+
+		snprintf(size, sizeof(size), "%zu", ring_size);
+		setenv("GSMTAPLOG_OSMO_RING_SIZE", size, 1);
+	}
+	t = shim_create_gsmtap("127.0.0.1", port, OSMO_DEFERRED_IDENT, false, false);
+	unsetenv("GSMTAPLOG_OSMO_MODE");
+	unsetenv("GSMTAPLOG_OSMO_RING_SIZE");
+	return all_filter(t, "the shim's log_target_create_gsmtap, deferred");
+}
+
+/* The floor of the LOGP() systems: libosmocore's work and the formatting of
+ * the line, with nowhere to go. */
+static void floor_output_cb(struct log_target *target, int subsys, unsigned int level, const char *file, int line,
+			    int cont, const char *format, va_list ap)
+{
+	static char text[GSMTAPLOG_TEXT_MAX + 1];
+
+	(void)target, (void)subsys, (void)level, (void)file, (void)line, (void)cont;
+	vsnprintf(text, sizeof(text), format, ap);
+}
+
+static struct log_target *floor_target(void)
+{
+	struct log_target *t = log_target_create();
+
+	if (!t)
+		errx(1, "log_target_create");
+	t->raw_output = floor_output_cb;
+	log_set_all_filter(t, 1);
+	return t;
 }
 
 static struct system osmo_udp_system(const char *name, make_target_fn *make)
@@ -725,6 +780,8 @@ static int make_systems(struct system *sys, int threads, pthread_t *drainer)
 	if (threads > 1)
 		return n;
 
+	sys[n++] = (struct system){ .name = "osmo_floor", .call = logp_cb, .collector = NO_COLLECTOR, .fd = -1,
+				    .target = floor_target() };
 	sys[n++] = osmo_udp_system("osmo_gsmtap", osmo_gsmtap_target);
 	sys[n++] = osmo_udp_system("osmo_gsmtaplog", gsmtaplog_osmo_target);
 	if (shim_create_gsmtap) {
@@ -733,6 +790,9 @@ static int make_systems(struct system *sys, int threads, pthread_t *drainer)
 		if (sys[n].target->raw_output == sys[n - 2].target->raw_output)
 			errx(1, "the shim made libosmocore's own target: see its warning above");
 		n++;
+		sys[n] = osmo_udp_system("osmo_gsmtaplog_shim_deferred", shim_deferred_target);
+		sys[n].collector = DRAIN_OSMO_COLLECTOR;
+		sys[n++].make_target = NULL;	/* no send path to stall: it sends nothing */
 	} else {
 		printf("osmo_gsmtaplog_shim: skipped (no -P)\n");
 	}
@@ -861,6 +921,10 @@ static void report(struct system *sys, int n)
 			printf(" lost=%llu", s->lost());
 		printf(" stall_max_ns=%" PRIu64, s->stall_max);
 		printf(" allocs_per_line=%.3f", (double)s->allocs / s->calls);
+		if (syscalls_fd >= 0 && pool.n == 1)
+			printf(" syscalls_per_line=%.3f", (double)s->syscalls / s->calls);
+		else
+			printf(" syscalls_per_line=na");
 		if (s->make_target && !s->path_rc)
 			printf(" sendpath_free_max_ns=%" PRIu64 " sendpath_stalled_max_ns=%" PRIu64,
 			       s->path[0].max_ns, s->path[1].max_ns);
@@ -868,10 +932,47 @@ static void report(struct system *sys, int n)
 	}
 }
 
+static const struct system *by_name(const struct system *sys, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(sys[i].name, name))
+			return &sys[i];
+	return NULL;
+}
+
+/* The shim's deferred mode against its yardsticks in this run (doc/osmo.md's goals). */
+static void report_osmo_deferred(const struct system *sys, int n)
+{
+	static const struct {
+		const char *name;
+		double goal;
+	} against[] = { { "osmo_floor", 1.5 }, { "osmo_stderr_devnull", 0.3 }, { "osmo_gsmtap", 0.05 } };
+	const struct system *d = by_name(sys, n, "osmo_gsmtaplog_shim_deferred");
+	uint64_t p50;
+
+	if (!d)
+		return;
+	p50 = latency_pct(&d->lat, 0.5);
+	printf("osmo_gsmtaplog_shim_deferred against this run: p50=%" PRIu64 " ns", p50);
+	for (size_t i = 0; i < sizeof(against) / sizeof(against[0]); i++) {
+		const struct system *y = by_name(sys, n, against[i].name);
+		double ratio = y ? (double)p50 / latency_pct(&y->lat, 0.5) : 0;
+
+		if (y)
+			printf(" %s=%.3fx(goal<=%g,%s)", against[i].name, ratio, against[i].goal,
+			       ratio <= against[i].goal ? "met" : "MISSED");
+	}
+	printf(" p999=%" PRIu64 " ns(goal<1000,%s) allocs_per_line=%.3f", latency_pct(&d->lat, 0.999),
+	       latency_pct(&d->lat, 0.999) < 1000 ? "met" : "MISSED", (double)d->allocs / d->calls);
+	if (syscalls_fd >= 0 && pool.n == 1)
+		printf(" syscalls_per_line=%.3f", (double)d->syscalls / d->calls);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	int calls = 200000, batch = 1000, stall_ms = 1000, send_stall_ms = 500, threads = 1, opt, n, stderr_copy;
-	const char *only = NULL;
+	const char *only = NULL, *why = NULL;
 	bool realtime = false;
 	static struct system sys[MAX_SYSTEMS];
 	pthread_t rx_thread, pipe_thread, drainer_thread;
@@ -904,6 +1005,9 @@ int main(int argc, char **argv)
 		err(1, "SCHED_FIFO (needs root or CAP_SYS_NICE)");
 	printf("scheduling: %s\n", realtime ? "SCHED_FIFO 10" : "SCHED_OTHER (other processes may preempt)");
 	printf("clock_gettime pair p50: %" PRIu64 " ns (inside every sample)\n", clock_overhead_p50());
+	syscalls_fd = syscall_count_open(&why);
+	if (syscalls_fd < 0)
+		printf("system calls: not counted: %s\n", why);
 
 	/* libosmocore's stderr targets write to fd 2, which attach() redirects. */
 	stderr_copy = dup(STDERR_FILENO);
@@ -966,6 +1070,7 @@ int main(int argc, char **argv)
 							 latency_pct(&sys[i].lat, 0.999), &sys[i].path[stalled]);
 	}
 	report(sys, n);
+	report_osmo_deferred(sys, n);
 	for (int i = 0; i < n; i++)
 		latency_free(&sys[i].lat);
 	drain_close(col.drain);

@@ -21,6 +21,9 @@ enum gtl_flag {
 	GTL_HAS_LOG	= 1 << 9,	/*!< the log header up to the level was captured: times, ident, pid */
 };
 
+/* The flags of a sequence verdict, which a later frame may take back (seq.h, rule 6). */
+#define GTL_SEQ_VERDICT	(GTL_REORDERED | GTL_FILLED | GTL_DUPLICATE | GTL_RESTART)
+
 /*! One sender: source address and port, as the collector keys its streams. */
 struct gtl_stream {
 	guint32 index;		/*!< 1, 2, ... in order of first appearance, like the collector's */
@@ -37,6 +40,9 @@ struct gtl_frame {
 	guint8 level;
 	guint8 verdict;		/*!< enum wire_verdict, of the datagram as sent (its reported length) */
 	guint16 flags;		/*!< enum gtl_flag */
+	guint16 retracted;	/*!< GTL_SEQ_VERDICT flags frame restart_at had until this frame
+				     showed it to be a restart (seq.h, rule 6); 0: none */
+	guint32 restart_at;	/*!< that frame's number, 0: none */
 	nstime_t delta;		/*!< sender time since the previous line of this stream and pid */
 	nstime_t delay;		/*!< capture time minus sender time */
 	nstime_t delay_excess;	/*!< delay minus the stream's smallest delay so far, >= 0 */
@@ -45,6 +51,10 @@ struct gtl_frame {
 /*! What the dissector queues to the tap for each GSMTAP log datagram. */
 struct gtl_tap {
 	const struct gtl_frame *frame;
+	/*! frame->retracted on the pass that analysed the frame, when the earlier
+	 *  frame was counted with those flags; 0 on later passes, which see its
+	 *  final flags: so the stats tree counts every verdict once either way. */
+	guint16 retract;
 	const char *ident;	/*!< process name, packet scope */
 };
 

@@ -38,6 +38,7 @@ static int proto_gsmtaplog = -1;
 static int hf_gsmtaplog_stream = -1;
 static int hf_gsmtaplog_seq = -1;
 static int hf_gsmtaplog_lost = -1;
+static int hf_gsmtaplog_restart_at = -1;
 static int hf_gsmtaplog_delta = -1;
 static int hf_gsmtaplog_delay = -1;
 static int hf_gsmtaplog_delay_excess = -1;
@@ -67,6 +68,9 @@ struct stream_state {
 	address addr;
 	guint32 port;
 	struct seq_state seq;
+	struct gtl_frame *held;	/* the frame of seq.held, whose verdict the next number may take back */
+	guint32 held_num;	/* and its frame number */
+	gint64 held_sent;	/* and its sender time, when it has one (GTL_HAS_LOG) */
 	guint8 ident[WIRE_IDENT_LEN];	/* of the previous line: a new one is a new sender */
 	gsize ident_len;
 	struct timing_delay delay;
@@ -150,29 +154,75 @@ static gboolean keep_ident(struct stream_state *s, tvbuff_t *tvb, guint offset)
 	return FALSE;
 }
 
-/* Sequence bookkeeping: lost, late, duplicate, restart. */
-static void analyse_seq(struct stream_state *s, struct gtl_frame *fr, gboolean same_sender)
+/* The timing state of one pid of a stream. */
+static struct timing_pid *thread_of(struct stream_state *s, guint32 pid)
 {
+	struct timing_pid *t = (struct timing_pid *)wmem_map_lookup(s->threads, GUINT_TO_POINTER(pid));
+
+	if (!t) {
+		t = wmem_new0(wmem_file_scope(), struct timing_pid);
+		wmem_map_insert(s->threads, GUINT_TO_POINTER(pid), t);
+	}
+	return t;
+}
+
+/* The flags of a sequence verdict. */
+static guint16 verdict_flags(enum seq_event ev)
+{
+	switch (ev) {
+	case SEQ_FILLED:
+		return GTL_REORDERED | GTL_FILLED;
+	case SEQ_LATE:
+		return GTL_REORDERED;
+	case SEQ_DUPLICATE:
+		return GTL_DUPLICATE;
+	case SEQ_RESTART:
+		return GTL_RESTART;
+	default:
+		return 0;
+	}
+}
+
+/* The held frame was a restart: its record says so from then on (later passes,
+ * the GUI), and it is an in-order line, its pid's reference for the next delta,
+ * as it would have been had it been known at once. */
+static void held_was_restart(struct stream_state *s)
+{
+	struct gtl_frame *h = s->held;
+	struct timing_pid *t;
+
+	h->flags = (h->flags & ~GTL_SEQ_VERDICT) | GTL_RESTART;
+	if (!(h->flags & GTL_HAS_LOG))
+		return;
+	if ((h->flags & GTL_HAS_DELTA) && (h->delta.secs < 0 || h->delta.nsecs < 0))
+		h->flags |= GTL_CLOCK_BACK;
+	t = thread_of(s, h->pid);
+	t->sent_ns = s->held_sent;
+	t->have = true;
+}
+
+/* Sequence bookkeeping: lost, late, duplicate, restart (seq.h).  A frame that
+ * shows the held one before it was a restart keeps what that one was counted
+ * as, for the tap of this pass to take back. */
+static void analyse_seq(struct stream_state *s, struct gtl_frame *fr, guint32 num, gint64 sent,
+			gboolean same_sender)
+{
+	struct seq_result r;
+
 	if (fr->seq == 0)
 		return;
 	fr->flags |= GTL_HAS_SEQ;
-	switch (seq_step(&s->seq, fr->seq, same_sender, &fr->lost)) {
-	case SEQ_FILLED:
-		fr->flags |= GTL_REORDERED | GTL_FILLED;
-		break;
-	case SEQ_LATE:
-		fr->flags |= GTL_REORDERED;
-		break;
-	case SEQ_DUPLICATE:
-		fr->flags |= GTL_DUPLICATE;
-		break;
-	case SEQ_RESTART:
-		fr->flags |= GTL_RESTART;
-		break;
-	case SEQ_FIRST:
-	case SEQ_NEXT:
-		break;
+	seq_step(&s->seq, fr->seq, same_sender, &r);
+	if (r.retract != SEQ_NONE && s->held) {
+		fr->retracted = s->held->flags & GTL_SEQ_VERDICT;
+		fr->restart_at = s->held_num;
+		held_was_restart(s);
 	}
+	fr->flags |= verdict_flags(r.event);
+	fr->lost = r.lost;
+	s->held = r.held ? fr : NULL;
+	s->held_num = num;
+	s->held_sent = sent;
 }
 
 static void nstime_from_ns(nstime_t *t, gint64 ns)
@@ -186,15 +236,10 @@ static void nstime_from_ns(nstime_t *t, gint64 ns)
  * capture clock: the rules of wire/timing.c. */
 static void analyse_time(struct stream_state *s, struct gtl_frame *fr, gint64 sent, const nstime_t *captured)
 {
-	struct timing_pid *t;
+	struct timing_pid *t = thread_of(s, fr->pid);
 	gint64 delta, delay, excess;
 	unsigned flags;
 
-	t = (struct timing_pid *)wmem_map_lookup(s->threads, GUINT_TO_POINTER(fr->pid));
-	if (!t) {
-		t = wmem_new0(wmem_file_scope(), struct timing_pid);
-		wmem_map_insert(s->threads, GUINT_TO_POINTER(fr->pid), t);
-	}
 	flags = timing_delta(t, sent, (fr->flags & (GTL_REORDERED | GTL_DUPLICATE)) != 0, &delta);
 	if (flags & TIMING_HAS_DELTA) {
 		fr->flags |= GTL_HAS_DELTA;
@@ -244,7 +289,7 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 	if (tvb_bytes_exist(tvb, WIRE_OFF_FRAME_NUMBER, 4))
 		fr->seq = tvb_get_ntohl(tvb, WIRE_OFF_FRAME_NUMBER);
 	if (!tvb_bytes_exist(tvb, lh, WIRE_LOG_OFF_LEVEL + 1)) {
-		analyse_seq(s, fr, same_sender);
+		analyse_seq(s, fr, pinfo->num, 0, same_sender);
 		return fr;
 	}
 	fr->flags |= GTL_HAS_LOG;
@@ -259,7 +304,7 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 		fr->flags |= GTL_TRUNCATED;
 
 	same_sender = keep_ident(s, tvb, lh + WIRE_LOG_OFF_IDENT);
-	analyse_seq(s, fr, same_sender);
+	analyse_seq(s, fr, pinfo->num, timing_sent_ns(sec, usec), same_sender);
 	analyse_time(s, fr, timing_sent_ns(sec, usec), &pinfo->abs_ts);
 	return fr;
 }
@@ -307,6 +352,10 @@ static void show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const stru
 			expert_add_info(pinfo, ti, &ei_gsmtaplog_duplicate);
 		if (fr->flags & GTL_RESTART)
 			expert_add_info(pinfo, ti, &ei_gsmtaplog_restart);
+		if (fr->restart_at) {
+			pi = proto_tree_add_uint(st, hf_gsmtaplog_restart_at, tvb, 0, 0, fr->restart_at);
+			proto_item_set_generated(pi);
+		}
 	}
 
 	if (!(fr->flags & GTL_HAS_LOG))
@@ -334,6 +383,7 @@ static int dissect_gsmtaplog(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	guint32 key = pinfo->curr_layer_num;
 	struct gtl_frame *fr;
 	struct gtl_tap *tap;
+	gboolean analysed = FALSE;
 
 	/* The built-in dissector first, so its fields and columns come as usual.
 	 * Its exceptions on a short or snaplen-cut datagram must not cost us our
@@ -361,6 +411,7 @@ static int dissect_gsmtaplog(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 			return tvb_captured_length(tvb);
 		fr = analyse(tvb, pinfo);
 		p_add_proto_data(wmem_file_scope(), pinfo, proto_gsmtaplog, key, fr);
+		analysed = TRUE;
 	}
 	if (fr->verdict == WIRE_NOT_LOG)
 		return tvb_captured_length(tvb);
@@ -370,6 +421,7 @@ static int dissect_gsmtaplog(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 	if (have_tap_listener(gsmtaplog_tap)) {
 		tap = wmem_new(pinfo->pool, struct gtl_tap);
 		tap->frame = fr;
+		tap->retract = analysed ? fr->retracted : 0;
 		tap->ident = NULL;
 		if (fr->flags & GTL_HAS_LOG)
 			tap->ident = (const char *)tvb_get_stringzpad(pinfo->pool, tvb,
@@ -392,6 +444,10 @@ void proto_register_gsmtaplog(void)
 		{ &hf_gsmtaplog_lost,
 		  { "Lost before this", "gsmtaplog.lost", FT_UINT32, BASE_DEC, NULL, 0x0,
 		    "Datagrams of this stream missing just before this one", HFILL } },
+		{ &hf_gsmtaplog_restart_at,
+		  { "Restart at frame", "gsmtaplog.restart_at", FT_FRAMENUM, BASE_NONE, NULL, 0x0,
+		    "The frame where this stream's new sequence starts: it looked stale alone, and this "
+		    "frame, which goes on from it, shows it was the sender starting again", HFILL } },
 		{ &hf_gsmtaplog_delta,
 		  { "Delta from previous line", "gsmtaplog.delta", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
 		    "Sender-clock time since the previous line of the same stream and pid (seconds)", HFILL } },

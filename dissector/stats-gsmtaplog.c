@@ -203,6 +203,22 @@ static void tick_delta(stats_tree *st, int thread, const nstime_t *delta)
 	tick_bucket(st, &hist_delta, us);
 }
 
+/* An earlier frame of stream \a s was counted with the verdict \a flags and is
+ * a restart instead (seq.h, rule 6): the counts become what they would have been. */
+static void take_back(stats_tree *st, int stream, const struct gtl_stream *s, guint16 flags)
+{
+	int filled = (flags & GTL_FILLED) ? 1 : 0;
+
+	increase_stat_node(st, "Reordered", stream, FALSE, (flags & GTL_REORDERED) ? -1 : 0);
+	increase_stat_node(st, "Duplicates", stream, FALSE, (flags & GTL_DUPLICATE) ? -1 : 0);
+	increase_stat_node(st, "Restarts", stream, FALSE, 1);
+	/* The loss that its fill took back stands again. */
+	if (filled) {
+		increase_stat_node(st, NODE_EXPECTED, 0, TRUE, 1);
+		increase_stat_node(st, "Lost", stream_node(st, st_node_expected, s, 1), FALSE, 1);
+	}
+}
+
 static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_,
 					  epan_dissect_t *edt _U_, const void *p,
 					  tap_flags_t flags _U_)
@@ -231,6 +247,8 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	add_to_row(st, st_node_expected, (int)fr->lost);
 	tick_stat_node(st, "Received", expected, FALSE);
 	increase_stat_node(st, "Lost", expected, FALSE, lost);
+	if (tap->retract)
+		take_back(st, stream, fr->stream, tap->retract);
 	if (fr->verdict != WIRE_OK || !(fr->flags & GTL_HAS_LOG))
 		return TAP_PACKET_REDRAW;
 

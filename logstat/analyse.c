@@ -19,7 +19,8 @@ int analysis_init(struct analysis *a, const struct ls_options *opt, char *err, s
 	a->threads = table_new(sizeof(struct ls_thread));
 	if (!a->table || !a->threads || topn_init(&a->top, opt->top))
 		goto oom;
-	if (opt->bins && !(a->bins = calloc(LS_ROWS + 1, sizeof(*a->bins))))
+	if (opt->bins && (!(a->bins = calloc(LS_ROWS + 1, sizeof(*a->bins))) ||
+			  !(a->losses = calloc(LS_LOSS_MEMORY, sizeof(*a->losses)))))
 		goto oom;
 	a->bin_ns = BIN_NS_FIRST;
 	if (opt->pair && pair_init(&a->pair, opt->pair_start, opt->pair_end, opt->pair_group,
@@ -33,6 +34,7 @@ fail:
 	table_free(a->threads);
 	topn_free(&a->top);
 	free(a->bins);
+	free(a->losses);
 	memset(a, 0, sizeof(*a));
 	return -1;
 }
@@ -75,6 +77,7 @@ static struct ls_stream *stream_of(struct analysis *a, const struct stream *s)
 	if (!ls)
 		return NULL;
 	ls->index = s->index;
+	ls->entry = s;
 	addr_format(ls->sender, sizeof(ls->sender), (const struct sockaddr *)&s->addr);
 	a->stream[a->n_streams++] = ls;
 	return ls;
@@ -138,13 +141,57 @@ static size_t bin_of(struct analysis *a, int64_t t)
 	return (size_t)i;
 }
 
-static void count_bins(struct analysis *a, uint64_t stream, int64_t rx_ns, uint64_t lost, bool line)
+static struct ls_bins *row_of(struct analysis *a, uint64_t stream)
 {
-	struct ls_bins *b = &a->bins[stream <= LS_ROWS ? stream - 1 : LS_ROWS];
-	size_t i = bin_of(a, rx_ns);
+	return &a->bins[stream <= LS_ROWS ? stream - 1 : LS_ROWS];
+}
 
-	b->lines[i] += line;
-	b->lost[i] += (uint32_t)lost;
+/* A gap the picture no longer shows: one of stream's losses, drawn at time \a
+ * drawn, or where the newest still drawn at or before \a now is when the gap is
+ * no longer remembered.  \returns when it was drawn. */
+static int64_t loss_filled(struct analysis *a, uint64_t stream, int64_t drawn, int64_t now)
+{
+	struct ls_bins *b = row_of(a, stream);
+	size_t i = bin_of(a, drawn);
+
+	if (!b->lost[i])
+		for (i = bin_of(a, now); i && !b->lost[i]; i--)
+			;
+	if (b->lost[i])
+		b->lost[i]--;
+	return a->bin_start + (int64_t)i * a->bin_ns;
+}
+
+/*
+ * What one numbered datagram changes in the picture's losses: a gap it shows is
+ * drawn at its time and remembered; a late number that fills a gap takes one back
+ * where that gap was drawn; a fill taken back (a restart, seq.h rule 6) puts it
+ * back.  So the picture shows the losses that stand, as the counts do.
+ */
+static void draw_losses(struct analysis *a, struct ls_stream *ls, uint32_t seq, int64_t rx_ns,
+			const struct seq_result *r)
+{
+	if (r->retract == SEQ_FILLED)
+		row_of(a, ls->index)->lost[bin_of(a, ls->fill_rx_ns)]++;
+	if (r->event == SEQ_NEXT && r->lost) {
+		a->losses[a->next_loss] = (struct ls_loss){ ls->index, seq, r->lost, r->lost, rx_ns };
+		a->next_loss = (a->next_loss + 1) % LS_LOSS_MEMORY;
+		row_of(a, ls->index)->lost[bin_of(a, rx_ns)] += r->lost;
+	} else if (r->event == SEQ_FILLED) {
+		int64_t drawn = rx_ns;
+
+		for (size_t k = 1; k <= LS_LOSS_MEMORY; k++) {
+			struct ls_loss *l = &a->losses[(a->next_loss + LS_LOSS_MEMORY - k) % LS_LOSS_MEMORY];
+			uint32_t back = seq_ahead(seq, l->after);
+
+			if (l->stream == ls->index && l->left && back >= 1 && back <= l->count) {
+				l->left--;
+				drawn = l->rx_ns;
+				break;
+			}
+		}
+		ls->fill_rx_ns = loss_filled(a, ls->index, drawn, rx_ns);
+	}
 }
 
 /* The text as a C string for the regular expressions. */
@@ -155,6 +202,56 @@ static const char *text_of(const struct wire_log *log, char *buf)
 	memcpy(buf, log->text.ptr, n);
 	buf[n] = '\0';
 	return buf;
+}
+
+/* The delta of an in-order line from its pid's previous one: a stall candidate. */
+static void in_order_gap(struct analysis *a, struct ls_thread *t, int64_t delta_ns, const struct ls_line *line)
+{
+	if (!t->has_gap || delta_ns > t->max_gap_ns) {
+		t->max_gap_ns = delta_ns;
+		t->has_gap = true;
+	}
+	if (delta_ns > 0 && t->have_last && a->top.cap)
+		topn_add(&a->top, delta_ns, &t->last, line);
+}
+
+/* A held line (ls_held) was a restart, so in order after all: what it would have
+ * been at once, before the line that showed it is timed. */
+static void held_in_order(struct analysis *a, struct ls_stream *ls)
+{
+	struct ls_held *h = &ls->held;
+	struct ls_thread *t = thread_of(a, ls->index, h->pid);
+
+	if (!t)
+		return;
+	if (h->sel && (h->tflags & TIMING_HAS_DELTA))
+		in_order_gap(a, t, h->delta_ns, h->line);
+	t->timing.sent_ns = h->sent_ns;
+	t->timing.have = true;
+	if (h->line) {
+		t->last = *h->line;
+		t->have_last = true;
+	}
+}
+
+/* Keep what held_in_order() needs of a held line. */
+static void hold(struct analysis *a, struct ls_stream *ls, uint32_t pid, int64_t sent_ns, unsigned tflags,
+		 int64_t delta_ns, bool sel, const struct ls_line *line)
+{
+	struct ls_held *h = &ls->held;
+
+	if (a->opt.keep_lines && !h->line && !(h->line = malloc(sizeof(*h->line)))) {
+		a->out_of_memory = true;
+		return;
+	}
+	h->valid = true;
+	h->sel = sel;
+	h->pid = pid;
+	h->sent_ns = sent_ns;
+	h->tflags = tflags;
+	h->delta_ns = delta_ns;
+	if (h->line)
+		*h->line = *line;
 }
 
 /* A selected, well-formed line: counts, histograms, the largest gaps, pairs. */
@@ -178,12 +275,8 @@ static void analyse_line(struct analysis *a, struct ls_stream *ls, struct ls_thr
 	if (tflags & TIMING_HAS_DELTA) {
 		timing_hist_add(&ls->gap, delta_ns / NS_PER_USEC);
 		timing_hist_add(&a->gap, delta_ns / NS_PER_USEC);
-		if (!late && (!t->has_gap || delta_ns > t->max_gap_ns)) {
-			t->max_gap_ns = delta_ns;
-			t->has_gap = true;
-		}
-		if (!late && delta_ns > 0 && t->have_last && a->top.cap)
-			topn_add(&a->top, delta_ns, &t->last, line);
+		if (!late)
+			in_order_gap(a, t, delta_ns, line);
 	}
 	if (a->opt.pair) {
 		static char text[WIRE_TEXT_MAX + 1];
@@ -192,15 +285,34 @@ static void analyse_line(struct analysis *a, struct ls_stream *ls, struct ls_thr
 	}
 }
 
+/* A datagram the capture's snap length cut: what its captured bytes hold, as the
+ * plugin reads it.  A sender they do not name is the stream's last, so that a
+ * cut line neither restarts nor loses the sequence. */
+static enum wire_verdict decode_cut(struct analysis *a, const struct rx_record *r, struct wire_log *log,
+				    unsigned int *parts)
+{
+	enum wire_verdict v = wire_decode_cut(r->data, r->len, r->sent_len, log, parts);
+	const struct stream *s;
+
+	if (v != WIRE_OK || (*parts & WIRE_CUT_LINE) ||
+	    !(s = streams_find(a->table, (const struct sockaddr *)&r->src)))
+		return v;
+	if (!(*parts & WIRE_CUT_IDENT))
+		log->ident = (struct wire_str){ s->ident, strlen(s->ident) };
+	log->pid = s->pid;
+	return v;
+}
+
 void analysis_record(void *ctx, const struct rx_record *r)
 {
 	struct analysis *a = ctx;
 	struct wire_log log;
-	enum wire_verdict v = wire_decode(r->data, r->len, &log);
+	unsigned int parts = WIRE_CUT_SEQ | WIRE_CUT_LINE;
+	enum wire_verdict v = r->sent_len > r->len ? decode_cut(a, r, &log, &parts) :
+			      wire_decode(r->data, r->len, &log);
 	int64_t rx_ns = (int64_t)rx_time_ns(&r->rx_time), delta_ns = 0, delay_ns, excess_ns;
 	const struct stream *s = streams_account(a->table, (const struct sockaddr *)&r->src, NULL, v, &log, &r->rx_time, false);
 	struct ls_stream *ls = stream_of(a, s);
-	uint64_t lost;
 	struct ls_thread *t;
 	struct ls_line line;
 	unsigned tflags;
@@ -211,21 +323,28 @@ void analysis_record(void *ctx, const struct rx_record *r)
 		return;
 	}
 	a->datagrams++;
+	if (r->sent_len > r->len && (v == WIRE_OK || v == WIRE_NOT_LOG) && !(parts & WIRE_CUT_SEQ))
+		a->cut_unnumbered++;
 	if (!a->first_rx || rx_ns < a->first_rx)
 		a->first_rx = rx_ns;
 	if (rx_ns > a->last_rx)
 		a->last_rx = rx_ns;
 	if (a->bins && !a->bin_start)
 		a->bin_start = rx_ns;
-	/* What this datagram changed in the collector's counts. */
-	late = s->counts.reordered != ls->counts.reordered || s->counts.duplicates != ls->counts.duplicates;
-	lost = s->counts.lost > ls->counts.lost ? s->counts.lost - ls->counts.lost : 0;
 	ls->counts = s->counts;
-	if (v != WIRE_OK) {
-		if (a->bins && lost)
-			count_bins(a, ls->index, rx_ns, lost, false);
+	if (v != WIRE_OK)
 		return;
-	}
+	late = s->step.event == SEQ_FILLED || s->step.event == SEQ_LATE || s->step.event == SEQ_DUPLICATE;
+	if (a->bins)
+		draw_losses(a, ls, log.seq, rx_ns, &s->step);
+	/* Before this line's thread is found: a new one may move the others. */
+	if (s->step.retract && ls->held.valid)
+		held_in_order(a, ls);
+	if (s->step.event != SEQ_NONE)
+		ls->held.valid = false;
+	/* A datagram cut before its level is counted in its stream, but is no line. */
+	if (!(parts & WIRE_CUT_LINE))
+		return;
 	a->lines++;
 	memcpy(ls->ident, s->ident, sizeof(ls->ident));
 	t = thread_of(a, ls->index, log.pid);
@@ -241,8 +360,10 @@ void analysis_record(void *ctx, const struct rx_record *r)
 		ls_line_copy(&line, &log, ls->index, rx_ns);
 	if (sel)
 		analyse_line(a, ls, t, &log, rx_ns, tflags, delta_ns, excess_ns, late, &line);
+	if (s->step.held)
+		hold(a, ls, log.pid, timing_sent_ns(log.sec, log.usec), tflags, delta_ns, sel, &line);
 	if (a->bins)
-		count_bins(a, ls->index, rx_ns, lost, sel);
+		row_of(a, ls->index)->lines[bin_of(a, rx_ns)] += sel;
 	/* The reference of the next delta, as timing_delta() keeps it. */
 	if (a->opt.keep_lines && (!late || !(tflags & TIMING_HAS_DELTA))) {
 		t->last = line;
@@ -287,8 +408,10 @@ size_t analysis_threads(const struct analysis *a, const struct ls_thread ***out)
 
 void analysis_free(struct analysis *a)
 {
-	for (size_t i = 0; i < a->n_streams; i++)
+	for (size_t i = 0; i < a->n_streams; i++) {
+		free(a->stream[i]->held.line);
 		free(a->stream[i]);
+	}
 	free(a->stream);
 	streams_free(a->table);
 	table_free(a->threads);
@@ -296,4 +419,5 @@ void analysis_free(struct analysis *a)
 	if (a->opt.pair)
 		pair_free(&a->pair);
 	free(a->bins);
+	free(a->losses);
 }

@@ -32,15 +32,40 @@ struct ls_filter {
 	int64_t from_ns, to_ns;	/*!< capture time, [from, to) */
 };
 
-/*! Lines and losses over the capture time of the whole run, for the picture. */
+/*! Lines and losses over the capture time of the whole run, for the picture;
+ *  a loss that a late line took back is no longer in lost. */
 struct ls_bins {
 	uint32_t lines[LS_BINS];
 	uint32_t lost[LS_BINS];
 };
 
+/* Gaps drawn, the newest of all streams: where a late line takes its loss back. */
+#define LS_LOSS_MEMORY	4096
+
+/*! One gap drawn in the picture. */
+struct ls_loss {
+	uint64_t stream;
+	uint32_t after;		/*!< the number whose arrival showed it: the gap ends before it */
+	uint32_t count;		/*!< numbers missing */
+	uint32_t left;		/*!< of those, not filled since */
+	int64_t rx_ns;		/*!< capture time of that arrival: the bin it is drawn in */
+};
+
+/*! A line whose number wire/seq.h holds (its rule 5): late for now; when the next
+ *  number shows it was a restart, it becomes its pid's reference after all. */
+struct ls_held {
+	bool valid;
+	bool sel;			/*!< it was selected */
+	uint32_t pid;
+	unsigned tflags;		/*!< its timing_delta() flags, as a late line */
+	int64_t sent_ns, delta_ns;
+	struct ls_line *line;		/*!< its copy when lines are kept; allocated at the first hold */
+};
+
 /*! One sender (source address and port), as the collector and the plugin key streams. */
 struct ls_stream {
 	uint64_t index;			/*!< the collector's: 1, 2, ... in order of first appearance */
+	const struct stream *entry;	/*!< its place in the stream table, which another takes on eviction */
 	char sender[64];		/*!< "10.0.0.1:40001", "[2001:db8::1]:40003" */
 	char ident[WIRE_IDENT_LEN + 1];	/*!< the last ident seen */
 	struct stream_counts counts;	/*!< receiver/core/streams.c's accounting, every datagram */
@@ -51,6 +76,8 @@ struct ls_stream {
 	struct timing_hist excess;	/*!< delay excess, us (selected lines) */
 	int64_t first_rx, last_rx;	/*!< capture time of the first and last selected line */
 	size_t threads;
+	int64_t fill_rx_ns;		/*!< where the picture took back the loss its last fill filled */
+	struct ls_held held;
 };
 
 /*! One pid of one stream. */
@@ -90,10 +117,21 @@ struct analysis {
 	struct pair pair;
 	struct ls_bins *bins;		/*!< LS_ROWS + 1 rows, when opt.bins */
 	int64_t bin_start, bin_ns;	/*!< capture time of bin 0 and a bin's width; doubled as needed */
+	struct ls_loss *losses;		/*!< LS_LOSS_MEMORY, a ring, when opt.bins */
+	size_t next_loss;
 	uint64_t datagrams, lines, selected;
+	uint64_t cut_unnumbered;	/*!< datagrams a snap length cut before their sequence number:
+					     their losses cannot be counted */
 	int64_t first_rx, last_rx;	/*!< of every datagram */
 	bool out_of_memory;
 };
+
+/*! Whether the stream table evicted \a s to make room (--max-streams): its counts
+ *  end there, and its sender, if it came back, is a stream of its own. */
+static inline bool ls_stream_evicted(const struct ls_stream *s)
+{
+	return s->entry->index != s->index;
+}
 
 /*! \returns -1 with the reason in \a err */
 int analysis_init(struct analysis *a, const struct ls_options *opt, char *err, size_t errlen);

@@ -1,6 +1,7 @@
 /* gsmtap-logstat.c: timing analysis of captured GSMTAP log lines in the terminal: per-stream losses, gap and delay histograms, the largest stalls, paired operations, JSON and a picture. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,12 +24,13 @@ enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 static const char usage_text[] =
 "Usage: gsmtap-logstat [OPTIONS] FILE...\n"
 "Timing analysis of GSMTAP log lines captured in pcap or pcapng files (gsmtap-logd's\n"
-"rotated and multi-section files too; several files are read as one timeline).\n"
+"rotated and multi-section files too, gzip or zstd compressed or not; several files are\n"
+"read as one timeline).\n"
 "\n"
 "  -f, --capture-filter BPF   which packets to read (default \"" DECODE_FILTER_DEFAULT "\")\n"
 "      --filter TERM[,TERM]   analyse only these lines: ident=NAME pid=N level=LEVEL (that\n"
 "                             level and above) subsys=NAME from=TIME to=TIME (capture time,\n"
-"                             epoch seconds or YYYY-mm-ddTHH:MM:SS[.frac][Z], UTC)\n"
+"                             epoch seconds or YYYY-mm-ddTHH:MM:SS[.frac][Z], UTC, to the ns)\n"
 "      --top N                the N largest gaps between lines, with the line before and after\n"
 "      --pair START END       time operations from a line matching START to one matching END\n"
 "                             (POSIX extended regular expressions)\n"
@@ -43,8 +45,9 @@ static const char usage_text[] =
 "  -h, --help                 this text\n"
 "  -V, --version              the version\n"
 "\n"
-"Exit status: 0 all read, 1 a file could not be read or was damaged (what could be read\n"
-"is reported), 2 a usage error.\n";
+"Exit status: 0 all read, 1 a file could not be read or was damaged, frames the capture\n"
+"filter took could not be read, datagrams were cut before their sequence number, or no\n"
+"datagram was read at all (what could be read is reported), 2 a usage error.\n";
 
 enum { OPT_FILTER = 256, OPT_TOP, OPT_PAIR, OPT_KEY, OPT_JSON, OPT_SVG, OPT_HTML, OPT_MAX_STREAMS, OPT_MAX_KEYS };
 
@@ -90,21 +93,40 @@ static uint64_t number(const char *s, uint64_t min, uint64_t max, const char *wh
 	return v;
 }
 
+/* An optional fraction of a second, ".ddd", to ns exactly, as integers: tshark
+ * prints 9 digits, and a double holds ns since the epoch only to 256 ns.  Digits
+ * below the nanosecond are dropped.  \returns the first character after it */
+static const char *parse_fraction(const char *s, int64_t *ns)
+{
+	int digits = 0;
+
+	*ns = 0;
+	if (*s != '.')
+		return s;
+	for (s++; isdigit((unsigned char)*s); s++, digits++)
+		if (digits < 9)
+			*ns = *ns * 10 + (*s - '0');
+	for (; digits < 9; digits++)
+		*ns *= 10;
+	return s;
+}
+
 /* Epoch seconds with a fraction, or an ISO 8601 UTC time. \returns -1 if neither */
 static int parse_time(const char *s, int64_t *ns)
 {
 	struct tm tm = { 0 };
 	const char *rest;
-	char *end;
-	double frac = 0;
-	int64_t sec;
+	int64_t sec = 0, frac;
 
 	if (!strchr(s, '-')) {
-		double v = strtod(s, &end);
-
-		if (end == s || *end || v < 0)
+		for (rest = s; isdigit((unsigned char)*rest); rest++) {
+			if (sec > INT64_MAX / NS_PER_SEC)
+				return -1;
+			sec = sec * 10 + (*rest - '0');
+		}
+		if (rest == s || *parse_fraction(rest, &frac) || sec > (INT64_MAX - frac) / NS_PER_SEC)
 			return -1;
-		*ns = (int64_t)(v * 1e9 + 0.5);
+		*ns = sec * NS_PER_SEC + frac;
 		return 0;
 	}
 	rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
@@ -112,16 +134,13 @@ static int parse_time(const char *s, int64_t *ns)
 		rest = strptime(s, "%Y-%m-%d %H:%M:%S", &tm);
 	if (!rest)
 		return -1;
-	if (*rest == '.') {
-		frac = strtod(rest, &end);
-		rest = end;
-	}
+	rest = parse_fraction(rest, &frac);
 	if (*rest == 'Z')
 		rest++;
 	if (*rest)
 		return -1;
 	sec = (int64_t)timegm(&tm);
-	*ns = sec * NS_PER_SEC + (int64_t)(frac * 1e9 + 0.5);
+	*ns = sec * NS_PER_SEC + frac;
 	return 0;
 }
 
@@ -223,7 +242,7 @@ int main(int argc, char **argv)
 {
 	struct ls_options opt = { .max_streams = 65536, .max_keys = 1 << 20 };
 	const char *capture_filter = DECODE_FILTER_DEFAULT, *svg = NULL, *html = NULL;
-	char filter_text[1024] = "", err[4096], *spec;
+	char filter_text[1024] = "", err[4096], unread[512], *spec;
 	bool json = false, quiet = false;
 	struct progress prog = { 0 };
 	struct analysis a;
@@ -299,7 +318,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gsmtap-logstat: %s\n", err);
 		return strstr(err, "memory") ? EXIT_INPUT : EXIT_USAGE;
 	}
-	tl = timeline_open(argv + optind, (size_t)(argc - optind), capture_filter, err, sizeof(err));
+	tl = timeline_open(argv + optind, (size_t)(argc - optind), capture_filter, true, err, sizeof(err));
 	if (!tl) {
 		fprintf(stderr, "gsmtap-logstat: %s\n", err);
 		return strstr(err, "capture filter") ? EXIT_USAGE : EXIT_INPUT;
@@ -319,7 +338,25 @@ int main(int argc, char **argv)
 
 	run.files = argv + optind;
 	run.n_files = (size_t)(argc - optind);
-	timeline_counts(tl, &run.datagrams, &run.frames, &run.skipped);
+	timeline_counts(tl, &run.datagrams, &run.frames);
+	run.skipped = run.frames.not_udp + run.frames.truncated + run.frames.frag.incomplete;
+	decode_unread_words(&run.frames, capture_filter, unread, sizeof(unread));
+	run.unread = unread;
+	/* Lines that were not read make the run incomplete, as damage does. */
+	if (run.skipped) {
+		fprintf(stderr, "gsmtap-logstat: %" PRIu64 " frame%s the capture filter took could not be read\n",
+			run.skipped, run.skipped == 1 ? "" : "s");
+		status = EXIT_INPUT;
+	}
+	if (a.cut_unnumbered) {
+		fprintf(stderr, "gsmtap-logstat: %" PRIu64 " datagram%s cut before their sequence number: "
+			"their losses cannot be counted\n", a.cut_unnumbered, a.cut_unnumbered == 1 ? " was" : "s were");
+		status = EXIT_INPUT;
+	}
+	if (!run.datagrams && (run.frames.frames || unread[0])) {
+		fprintf(stderr, "gsmtap-logstat: no datagram was read%s%s\n", unread[0] ? ": " : "", unread);
+		status = EXIT_INPUT;
+	}
 	run.capture_filter = capture_filter;
 	run.filter = filter_text[0] ? filter_text : NULL;
 	run.damage = timeline_error(tl);

@@ -190,7 +190,8 @@ static void text_stream(const struct ls_stream *s, const struct ls_thread *const
 
 	char name[WIRE_IDENT_LEN * 4 + 1];
 
-	fprintf(out, "\nStream %" PRIu64 " %s ident %s\n", s->index, s->sender, name_of(s->ident, name, sizeof(name)));
+	fprintf(out, "\nStream %" PRIu64 " %s ident %s%s\n", s->index, s->sender, name_of(s->ident, name, sizeof(name)),
+		ls_stream_evicted(s) ? " (evicted)" : "");
 	fprintf(out, " datagrams %" PRIu64 "  lines %" PRIu64 "  lost %" PRIu64 "  reordered %" PRIu64
 		"  duplicates %" PRIu64 "  restarts %" PRIu64 "  malformed %" PRIu64 "\n",
 		s->counts.received, s->lines, s->counts.lost, s->counts.reordered, s->counts.duplicates,
@@ -236,6 +237,27 @@ static void text_pairs(FILE *out, const struct analysis *a)
 	}
 }
 
+/* What the files held besides whole datagrams, so that a capture that lost lines
+ * to its snap length or its filter never reads as a clean one. */
+static void report_text_frames(FILE *out, const struct analysis *a, const struct run_info *run)
+{
+	const struct decode_stats *f = &run->frames;
+
+	if (f->cut)
+		fprintf(out, " cut: %" PRIu64 " datagram%s cut by the capture's snap length, read as far as captured\n",
+			f->cut, f->cut == 1 ? "" : "s");
+	if (a->cut_unnumbered)
+		fprintf(out, " unnumbered: %" PRIu64 " of them cut before their sequence number: their losses cannot "
+			"be counted\n", a->cut_unnumbered);
+	if (run->skipped)
+		fprintf(out, " skipped: %" PRIu64 " frame%s the capture filter took could not be read (%" PRIu64
+			" not UDP, %" PRIu64 " cut or damaged before their datagram, %" PRIu64
+			" datagrams whose fragments never all came)\n", run->skipped, run->skipped == 1 ? "" : "s",
+			f->not_udp, f->truncated, f->frag.incomplete);
+	if (run->unread[0])
+		fprintf(out, " unread: %s\n", run->unread);
+}
+
 void report_text(FILE *out, const struct analysis *a, const struct run_info *run)
 {
 	char t0[40], t1[40], d[32];
@@ -247,8 +269,13 @@ void report_text(FILE *out, const struct analysis *a, const struct run_info *run
 		fprintf(out, " from %s to %s (%s)\n", report_time(a->first_rx, t0, sizeof(t0)),
 			report_time(a->last_rx, t1, sizeof(t1)),
 			report_duration(a->last_rx - a->first_rx, d, sizeof(d)));
+	report_text_frames(out, a, run);
 	if (run->filter)
 		fprintf(out, " filter: %s\n", run->filter);
+	if (streams_evicted(a->table))
+		fprintf(out, " evicted %" PRIu64 " streams: more than %zu senders at once (--max-streams); a sender "
+			"that came back is a new stream, and what it lost across that is not counted\n",
+			streams_evicted(a->table), a->opt.max_streams);
 	report_foreach_stream(a, run, text_stream, out);
 	if (a->n_streams > 1) {
 		fputs("\nAll streams\n", out);

@@ -7,14 +7,17 @@
 #include <stdio.h>
 
 #include "analyse.h"
+#include "decode.h"
 
 /*! What the run read, for the headers. */
 struct run_info {
 	char *const *files;
 	size_t n_files;
 	uint64_t datagrams;	/*!< delivered by the files' decoders */
-	uint64_t frames;	/*!< frames that passed the capture filter */
-	uint64_t skipped;	/*!< not UDP, cut short, fragments never completed */
+	struct decode_stats frames;	/*!< what the files' frames held */
+	uint64_t skipped;	/*!< taken by the capture filter but not read: not UDP, cut before
+				     the datagram or damaged, fragments never completed */
+	const char *unread;	/*!< "" or the frames the capture filter did not read, in words */
 	const char *capture_filter;
 	const char *filter;	/*!< --filter as given, or NULL */
 	const char *damage;	/*!< "" or what went wrong reading, one line per file */

@@ -132,8 +132,8 @@ static void jstream(const struct ls_stream *s, const struct ls_thread *const *th
 	jcstr(out, s->ident);
 	fprintf(out, ",\"datagrams\":%" PRIu64 ",\"lines\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"reordered\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"restarts\":%" PRIu64
-		",\"malformed\":%" PRIu64 ",\"levels\":", c->received, s->lines, c->lost, c->reordered,
-		c->duplicates, c->restarts, c->malformed);
+		",\"malformed\":%" PRIu64 ",\"evicted\":%s,\"levels\":", c->received, s->lines, c->lost, c->reordered,
+		c->duplicates, c->restarts, c->malformed, ls_stream_evicted(s) ? "true" : "false");
 	jcounts(out, s->level);
 	fputs(",\"pids\":[", out);
 	for (size_t i = 0, shown = 0; i < n; i++)
@@ -189,9 +189,12 @@ void report_json(FILE *out, const struct analysis *a, const struct run_info *run
 		jcstr(out, run->filter);
 	else
 		fputs("null", out);
-	fprintf(out, ",\"frames\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"datagrams\":%" PRIu64
-		",\"lines\":%" PRIu64 ",\"selected\":%" PRIu64 ",\"damaged\":%s", run->frames, run->skipped,
-		a->datagrams, a->lines, a->selected, run->damage[0] ? "true" : "false");
+	fprintf(out, ",\"frames\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"cut\":%" PRIu64 ",\"cut_unnumbered\":%" PRIu64
+		",\"unmatched\":%" PRIu64 ",\"unfilterable\":%" PRIu64 ",\"datagrams\":%" PRIu64 ",\"lines\":%" PRIu64
+		",\"selected\":%" PRIu64 ",\"damaged\":%s", run->frames.frames, run->skipped, run->frames.cut,
+		a->cut_unnumbered, run->frames.unmatched, run->frames.unfilterable, a->datagrams, a->lines, a->selected,
+		run->damage[0] ? "true" : "false");
+	fprintf(out, ",\"max_streams\":%zu,\"evicted\":%" PRIu64, a->opt.max_streams, streams_evicted(a->table));
 	if (a->datagrams) {
 		fputs(",\"first_rx\":", out);
 		jcstr(out, report_time(a->first_rx, t, sizeof(t)));

@@ -257,6 +257,8 @@ static int summary(FILE *out, const struct analysis *a, const struct run_info *r
 	fprintf(out, "</text>\n<text x=\"%d\" y=\"%d\" font-size=\"12\">%" PRIu64 " datagrams, %" PRIu64
 		" lines (%" PRIu64 " selected), %zu streams, %" PRIu64 " lost", MARGIN, y + 58, a->datagrams,
 		a->lines, a->selected, a->n_streams, lost);
+	if (streams_evicted(a->table))
+		fprintf(out, " (%" PRIu64 " streams evicted: losses across that not counted)", streams_evicted(a->table));
 	if (a->datagrams)
 		fprintf(out, "; from %s for %s", report_time(a->first_rx, t0, sizeof(t0)),
 			report_duration(a->last_rx - a->first_rx, d, sizeof(d)));

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capstream.h"
 #include "decode.h"
 #include "pcapread.h"
 #include "timeline.h"
@@ -25,7 +26,9 @@
 struct tfile {
 	const char *path;
 	const uint8_t *map;
-	size_t size, pos, released;
+	size_t size, released;
+	size_t pos;			/*!< a plain file's next record in the map */
+	struct capstream *unzip;	/*!< a compressed file's bytes, decompressed; NULL when plain */
 	struct pcapread rd;
 	struct decode *decode;
 	struct pcapread_packet pkt;	/*!< the next packet, when pending */
@@ -87,29 +90,61 @@ fail:
 	return -1;
 }
 
+/* The bytes of the file not parsed yet: in the map, or decompressed. */
+static const uint8_t *unparsed(const struct tfile *f, size_t *avail)
+{
+	if (f->unzip)
+		return capstream_data(f->unzip, avail);
+	*avail = f->size - f->pos;
+	return f->map + f->pos;
+}
+
+static void parsed(struct tfile *f, size_t used)
+{
+	if (f->unzip)
+		capstream_take(f->unzip, used);
+	else
+		f->pos += used;
+}
+
+/* How far into the file (its compressed bytes, when it is) the reader is. */
+static uint64_t file_pos(const struct tfile *f)
+{
+	return f->unzip ? capstream_source_pos(f->unzip) : f->pos;
+}
+
 /* Find the file's next packet; at its end or on damage the file is done. */
 static void advance(struct timeline *t, struct tfile *f)
 {
-	size_t used;
+	size_t used, avail;
 
 	f->pending = false;
 	while (!f->done) {
-		switch (pcapread_next(&f->rd, f->map + f->pos, f->size - f->pos, &used, &f->pkt)) {
+		const uint8_t *p = unparsed(f, &avail);
+		ssize_t n;
+
+		switch (pcapread_next(&f->rd, p, avail, &used, &f->pkt)) {
 		case PCAPREAD_PACKET:
-			f->pos += used;
+			parsed(f, used);
 			f->pending = true;
 			return;
 		case PCAPREAD_OTHER:
-			f->pos += used;
+			parsed(f, used);
 			continue;
 		case PCAPREAD_BAD:
 			say(t, "%s: damaged after %llu packets: %s", f->path,
 			    (unsigned long long)f->rd.packets, f->rd.why);
 			break;
 		case PCAPREAD_MORE:
-			if (f->pos < f->size)
+			n = f->unzip ? capstream_fill(f->unzip, used) : 0;
+			if (n > 0)
+				continue;
+			if (n < 0)
+				say(t, "%s: after %llu packets: %s", f->path, (unsigned long long)f->rd.packets,
+				    capstream_error(f->unzip));
+			else if (avail)
 				say(t, "%s: cut short after %llu packets: its last record needs %zu bytes, %zu are there",
-				    f->path, (unsigned long long)f->rd.packets, used, f->size - f->pos);
+				    f->path, (unsigned long long)f->rd.packets, used, avail);
 			break;
 		}
 		f->done = true;
@@ -117,7 +152,38 @@ static void advance(struct timeline *t, struct tfile *f)
 	}
 }
 
-struct timeline *timeline_open(char *const *paths, size_t n, const char *filter, char *err, size_t errlen)
+/* A file that is not a capture is refused before anything is read, as libpcap's
+ * readers do; for a compressed one, its first decompressed bytes say. */
+static int check_start(struct tfile *f, char *err, size_t errlen)
+{
+	struct pcapread probe = { 0 };
+	struct pcapread_packet pkt;
+	size_t used, avail;
+	const uint8_t *p;
+	char inside[48] = "";
+
+	if (f->unzip)
+		snprintf(inside, sizeof(inside), " (inside its %s compression)",
+			 unzip_format_name(capstream_format(f->unzip)));
+	if (f->unzip) {
+		ssize_t n = capstream_fill(f->unzip, UNZIP_MAGIC_LEN);
+
+		if (n <= 0) {
+			snprintf(err, errlen, "cannot read %s: %s", f->path,
+				 n ? capstream_error(f->unzip) : "the file is empty");
+			return -1;
+		}
+	}
+	p = unparsed(f, &avail);
+	if (pcapread_next(&probe, p, avail, &used, &pkt) == PCAPREAD_BAD) {
+		snprintf(err, errlen, "cannot read %s: %s%s", f->path, probe.why, inside);
+		return -1;
+	}
+	return 0;
+}
+
+struct timeline *timeline_open(char *const *paths, size_t n, const char *filter, bool keep_cut,
+			       char *err, size_t errlen)
 {
 	struct timeline *t = calloc(1, sizeof(*t));
 
@@ -129,20 +195,23 @@ struct timeline *timeline_open(char *const *paths, size_t n, const char *filter,
 	t->n = n;
 	for (size_t i = 0; i < n; i++) {
 		struct tfile *f = &t->f[i];
-		struct pcapread probe = { 0 };
-		struct pcapread_packet pkt;
-		size_t used;
+		enum unzip_format zf;
 
 		f->path = paths[i];
 		if (map_file(f, err, errlen))
 			goto fail;
-		if (pcapread_next(&probe, f->map, f->size, &used, &pkt) == PCAPREAD_BAD) {
-			snprintf(err, errlen, "cannot read %s: %s", f->path, probe.why);
+		zf = unzip_format_of(f->map, f->size);
+		if (zf != UNZIP_PLAIN && !(f->unzip = capstream_from_memory(f->map, f->size, zf))) {
+			snprintf(err, errlen, "out of memory");
 			goto fail;
 		}
+		if (check_start(f, err, errlen))
+			goto fail;
 		f->decode = decode_new(filter, err, errlen);
 		if (!f->decode)
 			goto fail;
+		if (keep_cut)
+			decode_keep_cut(f->decode);
 		t->total += f->size;
 	}
 	return t;
@@ -168,7 +237,7 @@ static struct tfile *oldest(struct timeline *t)
 static void release_behind(struct tfile *f)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t upto = f->pos / page * page;
+	size_t upto = file_pos(f) / page * page;
 
 	if (upto - f->released < RELEASE_STEP)
 		return;
@@ -202,7 +271,7 @@ int timeline_run(struct timeline *t, rx_deliver_cb cb, void *ctx, timeline_progr
 				uint64_t done = 0;
 
 				for (size_t i = 0; i < t->n; i++)
-					done += t->f[i].pos;
+					done += file_pos(&t->f[i]);
 				progress(pctx, done, t->total, t->datagrams);
 			}
 		}
@@ -217,16 +286,15 @@ const char *timeline_error(const struct timeline *t)
 	return t->error;
 }
 
-void timeline_counts(const struct timeline *t, uint64_t *datagrams, uint64_t *frames, uint64_t *skipped)
+void timeline_counts(const struct timeline *t, uint64_t *datagrams, struct decode_stats *frames)
 {
 	*datagrams = t->datagrams;
-	*frames = *skipped = 0;
+	*frames = (struct decode_stats){ 0 };
 	for (size_t i = 0; i < t->n; i++) {
 		struct decode_stats ds;
 
 		decode_stats(t->f[i].decode, &ds);
-		*frames += ds.frames;
-		*skipped += ds.not_udp + ds.truncated + ds.frag.incomplete;
+		decode_stats_add(frames, &ds);
 	}
 }
 
@@ -237,6 +305,8 @@ void timeline_free(struct timeline *t)
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->f[i].map)
 			munmap((void *)t->f[i].map, t->f[i].size);
+		capstream_free(t->f[i].unzip);
+		pcapread_free(&t->f[i].rd);
 		decode_free(t->f[i].decode);
 	}
 	free(t->f);

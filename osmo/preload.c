@@ -6,13 +6,25 @@
  * log_target_create_gsmtap() in libosmocore through its PLT; the dynamic
  * linker resolves that to the first definition in the process, which a
  * preloaded library provides.  The target it makes fills in a
- * struct log_target, whose layout belongs to one libosmocore release; so at
+ * struct log_target, whose layout belongs to one libosmocore ABI; so at
  * start-up the shim reads the SONAME of the libosmocore in the process, and
  * on any other than the one it was built for it passes every call on to
- * libosmocore's own function, after one line on stderr.
+ * libosmocore's own function, after one line on stderr.  It serves every
+ * release of that SONAME whose layout it knows (compat.h; doc/osmo.md).
+ *
+ * From 1.13 on the VTY also calls gsmtap_source_set_nonblock() on the target
+ * it has just made; the shim answers that for its own targets too.
  *
  * GSMTAPLOG_OSMO_PRETEND_SONAME=NAME (for tests) makes the check see NAME as
  * well: any other name than the supported one fails it; none makes it pass.
+ *
+ * GSMTAPLOG_OSMO_MODE=deferred makes each target a deferred one: its lines go
+ * into a ring that the drainer at $GSMTAPLOG_DRAINER (default
+ * GSMTAPLOG_DRAINER_SOCKET) empties, directly to HOST until a drainer takes
+ * it; GSMTAPLOG_OSMO_RING_SIZE sets the bytes of each of its lanes
+ * (gsmtaplog_opts.ring_size).  When GSMTAPLOG_OSMO_MODE is set, each
+ * target's creation says in one line on stderr which mode it got, and why
+ * when it is not the one asked for.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,43 +39,45 @@
 
 #include <gsmtaplog/osmo.h>
 
+#include "compat.h"
 #include "version.h"
 #include "weak.h"
 
-#ifndef GSMTAPLOG_OSMO_SONAME
-#error "meson defines GSMTAPLOG_OSMO_SONAME, the SONAME of the libosmocore built against"
+#if !defined(GSMTAPLOG_OSMO_SONAME) || !defined(GSMTAPLOG_OSMO_SERVES)
+#error "meson defines GSMTAPLOG_OSMO_SONAME, built against, and GSMTAPLOG_OSMO_SERVES, it and its releases tested"
 #endif
 
 typedef struct log_target *create_gsmtap_fn(const char *host, uint16_t port, const char *ident,
 					    bool ofd_wq_mode, bool add_sink);
+typedef int set_nonblock_fn(struct gsmtap_inst *gti, int on);
 
 static pthread_once_t check_once = PTHREAD_ONCE_INIT;
 static bool supported;			/*!< set once, before any call is served */
 static create_gsmtap_fn *original;	/*!< libosmocore's, for the fallback */
+static set_nonblock_fn *original_set_nonblock;	/*!< libosmocore's (from 1.13), or NULL */
 
 /* The one line a program under an unknown libosmocore prints. */
 static void warn(const char *has, const char *how)
 {
 	fprintf(stderr, "libgsmtaplog-osmo-preload: this process has %s%s; the shim is built and tested "
-		"for %s (libosmocore %s) only, so 'log gsmtap' stays libosmocore's own target\n",
-		has, how, GSMTAPLOG_OSMO_SONAME, GSMTAPLOG_OSMO_RELEASE);
+		"for %s only, so 'log gsmtap' stays libosmocore's own target\n", has, how, GSMTAPLOG_OSMO_SERVES);
 }
 
-/* libosmocore's function: the next definition after the shim when it is
- * preloaded; when a program dlopen()s it instead (the benchmark does), the
+/* libosmocore's function \a name: the next definition after the shim when it
+ * is preloaded; when a program dlopen()s it instead (the benchmark does), the
  * shim is not in the global scope and the first definition there is it. */
-static create_gsmtap_fn *find_original(void)
+static void *find_original(const char *name)
 {
-	void *f = dlsym(RTLD_NEXT, "log_target_create_gsmtap");
+	void *f = dlsym(RTLD_NEXT, name);
 	Dl_info found, self;
 
 	if (!f)
-		f = dlsym(RTLD_DEFAULT, "log_target_create_gsmtap");
+		f = dlsym(RTLD_DEFAULT, name);
 	/* Never this object's own (a static function tells where it is). */
 	if (!f || !dladdr(f, &found) || !dladdr((void *)find_original, &self) ||
 	    found.dli_fbase == self.dli_fbase)
 		return NULL;
-	return (create_gsmtap_fn *)f;
+	return f;
 }
 
 /* Decide once whether this process's libosmocore is the one the shim knows.
@@ -74,7 +88,8 @@ static void check_cb(void)
 	const char *pretend = getenv("GSMTAPLOG_OSMO_PRETEND_SONAME");
 	char found[128];
 
-	original = find_original();
+	original = (create_gsmtap_fn *)find_original("log_target_create_gsmtap");
+	original_set_nonblock = (set_nonblock_fn *)find_original("gsmtap_source_set_nonblock");
 	if (osmo_loaded_soname("log_target_create", found, sizeof(found)) == -ENOENT || !original)
 		return;
 	if (!found[0])
@@ -94,12 +109,85 @@ __attribute__((constructor)) static void preload_init(void)
 	pthread_once(&check_once, check_cb);
 }
 
+#define MODE_VAR	"GSMTAPLOG_OSMO_MODE"
+
+/* The mode the environment asks for; \a told: whether it asks at all. */
+static unsigned int asked_mode(const char **told)
+{
+	*told = getenv(MODE_VAR);
+	return *told && !strcmp(*told, "deferred") ? GSMTAPLOG_DEFERRED : GSMTAPLOG_DIRECT;
+}
+
+/* The drainer's socket, as the library would choose it, to name in the line below. */
+static const char *drainer_path(void)
+{
+	const char *env = secure_getenv("GSMTAPLOG_DRAINER");
+
+	return env && *env ? env : GSMTAPLOG_DRAINER_SOCKET;
+}
+
+/* The one line a target's creation prints when GSMTAPLOG_OSMO_MODE is set:
+ * the mode it got, and why when not the one asked for (\a err: why no ring
+ * could be made). */
+static void say_mode(struct log_target *t, const char *host, const char *told, unsigned int asked, int err)
+{
+	struct gsmtaplog_stats st = { 0 };
+
+	if (t)
+		gsmtaplog_osmo_target_stats(t, &st);
+	if (!t)
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: no target: %s\n", host, strerror(err));
+	else if (asked == GSMTAPLOG_DIRECT && strcmp(told, "direct"))
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: direct mode (" MODE_VAR "=%s is neither "
+			"'direct' nor 'deferred')\n", host, told);
+	else if (asked == GSMTAPLOG_DIRECT)
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: direct mode (" MODE_VAR "=direct)\n", host);
+	else if (st.mode == GSMTAPLOG_DEFERRED)
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: deferred mode (" MODE_VAR "=deferred): "
+			"lines go into a ring that the drainer at %s took\n", host, drainer_path());
+	else if (err)
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: direct mode (" MODE_VAR "=deferred, but "
+			"no ring could be made: %s)\n", host, strerror(err));
+	else
+		fprintf(stderr, "libgsmtaplog-osmo-preload: log gsmtap %s: direct mode for now (" MODE_VAR "=deferred, "
+			"but no drainer took the ring at %s: %s); deferred mode once one does\n", host,
+			drainer_path(), strerror(st.last_error));
+}
+
+/* A deferred target, falling back to direct mode when no drainer answers,
+ * or, when no ring can be made at all, to a direct one.  \a err: why not deferred */
+static struct log_target *create_deferred(struct gsmtaplog_opts *o, int *err)
+{
+	const char *size = getenv("GSMTAPLOG_OSMO_RING_SIZE");
+	struct log_target *t;
+	char *end = NULL;
+
+	o->flags = GSMTAPLOG_FALLBACK_DIRECT;
+	o->drainer = drainer_path();
+	if (size && *size) {
+		o->ring_size = strtoul(size, &end, 0);
+		if (*end || !o->ring_size)
+			o->ring_size = 1;	/* refused by the library: said as "no ring could be made" */
+	}
+	t = GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(o);
+	if (t)
+		return t;
+	*err = errno;
+	*o = (struct gsmtaplog_opts){ .mode = GSMTAPLOG_DIRECT, .host = o->host, .port = o->port, .ident = o->ident };
+	return GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(o);
+}
+
 /*! The interposed libosmocore function.  \a ofd_wq_mode and \a add_sink are
  *  ignored when the shim is active: the target never queues and binds no sink. */
 struct log_target *log_target_create_gsmtap(const char *host, uint16_t port, const char *ident,
 					    bool ofd_wq_mode, bool add_sink)
 {
 	char service[8];
+	const char *told;
+	struct gsmtaplog_opts o = { .mode = asked_mode(&told), .ident = ident };
+	struct log_target *t;
+	unsigned int asked;
+	int err = 0;
 
 	pthread_once(&check_once, check_cb);
 	if (!supported) {
@@ -111,5 +199,35 @@ struct log_target *log_target_create_gsmtap(const char *host, uint16_t port, con
 	}
 	/* libosmocore's defaults for these two */
 	snprintf(service, sizeof(service), "%u", port ? port : 4729u);
-	return gsmtaplog_osmo_target_create(host ? host : "localhost", service, ident);
+	o.host = host ? host : "localhost";
+	o.port = service;
+	asked = o.mode;
+	t = asked == GSMTAPLOG_DEFERRED ? create_deferred(&o, &err) : GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(&o);
+	if (!t)
+		err = errno;
+	if (told)
+		say_mode(t, o.host, told, asked, err);
+	if (!t)
+		errno = err;
+	return t;
+}
+
+/*! Interposed as well: the VTY of 1.13 and later makes each new `log gsmtap`
+ *  target non-blocking with this.  The shim's targets never block and have
+ *  no descriptor of libosmocore's, so for them asking for that succeeds and
+ *  asking for blocking fails (EINVAL); any other instance is libosmocore's. */
+int gsmtap_source_set_nonblock(struct gsmtap_inst *gti, int on)
+{
+	pthread_once(&check_once, check_cb);
+	if (supported && compat_inst_is_placeholder(gti)) {
+		if (on)
+			return 0;
+		errno = EINVAL;
+		return -1;
+	}
+	if (!original_set_nonblock) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return original_set_nonblock(gti, on);
 }

@@ -20,10 +20,11 @@
 #pragma weak log_category_name
 #pragma weak talloc_named_const
 #pragma weak _talloc_set_destructor
+#pragma weak talloc_check_name
 
 /*! Whether the process has every function the target calls. */
 static inline bool osmo_weak_resolved(void)
 {
 	return log_target_create && log_target_destroy && log_category_name &&
-	       talloc_named_const && _talloc_set_destructor;
+	       talloc_named_const && _talloc_set_destructor && talloc_check_name;
 }

@@ -3,6 +3,7 @@
 
 #include <byteswap.h>
 #include <pcap/dlt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pcapng.h"
@@ -22,6 +23,12 @@
 #define OPT_IF_TSRESOL		9
 #define OPT_IF_TSOFFSET		14
 #define LINKTYPE_RAW		101
+/* The smallest Interface Description Block: header, link type, reserved, snaplen, trailer. */
+#define IDB_MIN			20
+
+/* The interface table grows by a quarter, so that it never takes more bytes
+ * than the interface blocks it describes took in the file. */
+_Static_assert(sizeof(struct pcapread_iface) * 5 / 4 <= IDB_MIN, "an interface entry must stay below 4/5 of an IDB");
 
 static uint16_t u16(const struct pcapread *st, const uint8_t *p)
 {
@@ -116,6 +123,22 @@ static void epb_option_cb(const struct pcapread *st, uint16_t code, const uint8_
 	}
 }
 
+/* Room for one more interface of the current section: as many as the file
+ * describes, with no limit of their number but the file's own length. */
+static struct pcapread_iface *new_iface(struct pcapread *st)
+{
+	if (st->n_ifaces == st->cap_ifaces) {
+		size_t cap = st->cap_ifaces + st->cap_ifaces / 4 + 16;
+		struct pcapread_iface *p = reallocarray(st->iface, cap, sizeof(*p));
+
+		if (!p)
+			return NULL;
+		st->iface = p;
+		st->cap_ifaces = cap;
+	}
+	return &st->iface[st->n_ifaces++];
+}
+
 static enum pcapread_result packet(struct pcapread *st, uint32_t if_id, uint64_t ts, const uint8_t *data,
 				   uint32_t caplen, uint32_t len, size_t room, struct pcapread_packet *pkt)
 {
@@ -195,9 +218,9 @@ static enum pcapread_result pcapng_block(struct pcapread *st, const uint8_t *buf
 
 		if (blen < 8)
 			return bad(st, "an interface description is too short");
-		if (st->n_ifaces == PCAPREAD_IFACES_MAX)
-			return bad(st, "too many interfaces in one section");
-		ifc = &st->iface[st->n_ifaces++];
+		ifc = new_iface(st);
+		if (!ifc)
+			return bad(st, "out of memory for its interface descriptions");
 		*ifc = (struct pcapread_iface){ .linktype = u16(st, body), .tsresol = 6 };
 		options(st, body + 8, blen - 8, idb_option_cb, ifc);
 		return PCAPREAD_OTHER;
@@ -308,6 +331,13 @@ enum pcapread_result pcapread_next(struct pcapread *st, const uint8_t *buf, size
 	    magic == bswap_32(PCAP_MAGIC_US) || magic == bswap_32(PCAP_MAGIC_NS))
 		return pcap_header(st, buf, avail, used);
 	return bad(st, "not a pcap or pcapng file");
+}
+
+void pcapread_free(struct pcapread *st)
+{
+	free(st->iface);
+	st->iface = NULL;
+	st->n_ifaces = st->cap_ifaces = 0;
 }
 
 int pcapread_dlt(int linktype)

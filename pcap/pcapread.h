@@ -12,13 +12,12 @@
  * packet record) at a time, or says how many bytes it needs first.  It reads
  * what libpcap 1.10 refuses, such as a pcapng file whose later sections
  * describe their interfaces again (gsmtap-logd's own files after a restart),
- * and it never reads past the bytes it was given.
+ * and it never reads past the bytes it was given.  Its one allocation is the
+ * table of the current section's interfaces (pcapread_free() gives it back).
  */
 
 /* A record larger than this is taken for damage, not data. */
 #define PCAPREAD_RECORD_MAX	(16u << 20)
-/* Interfaces one pcapng section may describe. */
-#define PCAPREAD_IFACES_MAX	64
 
 /*! One packet, pointing into the caller's buffer. */
 struct pcapread_packet {
@@ -44,8 +43,9 @@ struct pcapread {
 	bool swap;		/*!< the file's byte order is not ours */
 	bool nanosecond;	/*!< pcap: timestamps in ns */
 	int linktype;		/*!< pcap: the file's link type */
-	struct pcapread_iface iface[PCAPREAD_IFACES_MAX];
+	struct pcapread_iface *iface;	/*!< pcapng: the current section's interfaces, malloc'd */
 	size_t n_ifaces;	/*!< pcapng: interfaces of the current section */
+	size_t cap_ifaces;	/*!< entries allocated at iface */
 	uint64_t sections;	/*!< pcapng: sections begun */
 	uint64_t packets;	/*!< packets returned */
 	const char *why;	/*!< what was wrong, after PCAPREAD_BAD */
@@ -63,6 +63,9 @@ enum pcapread_result {
  *  the length the record needs (at least \a avail + 1). */
 enum pcapread_result pcapread_next(struct pcapread *st, const uint8_t *buf, size_t avail,
 				   size_t *used, struct pcapread_packet *pkt);
+
+/*! Give back the interface table; \a st may then read a new file from the start. */
+void pcapread_free(struct pcapread *st);
 
 /*! libpcap's DLT_ value for a file's LINKTYPE_ value (they differ for raw IP). */
 int pcapread_dlt(int linktype);

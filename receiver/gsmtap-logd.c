@@ -315,7 +315,7 @@ static int collect(struct options *opt, const struct privs *privs, struct worker
 		log_fatal("cannot allocate the stream table: %s", strerror(errno));
 	names = load_names(opt, c, NULL, true);
 	if (w) {
-		worker_add_inputs(w, c);
+		worker_attach(w, c);
 	} else {
 		open_inputs(opt, c);
 		prepare_outputs(opt, privs);

@@ -121,11 +121,9 @@ static int read_input(struct loop *l, size_t i, int max_batches, bool *emptied)
 		int n = in->ops->read(in, collector_take_cb, l->c);
 
 		if (n == INPUT_END) {
-			struct input_stats st;
-
+			/* why it failed, or what a file's filter read past */
 			l->ended[i] = true;
-			in->ops->stats(in, &st);
-			if (st.failed)
+			if (in->ops->error(in)[0])
 				log_say("%s", in->ops->error(in));
 			return total;
 		}

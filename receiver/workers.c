@@ -21,6 +21,7 @@
 #include "input.h"
 #include "log.h"
 #include "loop.h"
+#include "ring.h"
 #include "stats.h"
 #include "service.h"
 #include "workers.h"
@@ -44,10 +45,26 @@
 #define WATCH_MAX		(COLLECTOR_INPUTS_MAX * OPTIONS_WORKERS_MAX)
 
 /*
+ * What a worker counts as it goes, in shared memory, where it outlives the
+ * worker: the parent reads it only once the worker is dead, so that plain
+ * stores suffice and a datagram costs nothing more than in a private counter.
+ */
+struct tally {
+	struct collector_tally collector;
+	struct {
+		uint64_t delivered;	/*!< each batch counted as soon as it is read */
+		bool kept;		/*!< the input counts here (input_ops.keep_count) */
+	} inputs[COLLECTOR_INPUTS_MAX];
+	struct ring_ledger outputs[COLLECTOR_OUTPUTS_MAX];	/*!< the file outputs', in -w/--text order */
+};
+
+/*
  * One worker's figures in shared memory.  It writes two snapshots in turn, each
  * under a generation number that is odd while it is written, so that the parent
  * never reads a torn one, and a worker killed while writing leaves the other
- * one whole.
+ * one whole.  A snapshot has the descriptive figures (files, peaks, the senders
+ * that lost most) and may be WORKER_PUBLISH_MS old; the tally has the counts,
+ * to the worker's last datagram.
  */
 struct slot {
 	_Atomic uint32_t gen[2];
@@ -58,6 +75,7 @@ struct slot {
 	_Atomic uint32_t answered;	/*!< the request the worker answered last */
 	_Atomic bool want_streams;	/*!< with the answer, tell the stream lines */
 	struct stats snap[2];
+	struct tally tally;		/*!< this life's counts, zeroed at its start */
 };
 
 struct worker {
@@ -78,6 +96,7 @@ struct worker {
 };
 
 struct workers {
+	const struct options *opt;
 	unsigned int n;
 	size_t n_specs;
 	struct input *socks[COLLECTOR_INPUTS_MAX][OPTIONS_WORKERS_MAX];	/*!< [-l][worker] */
@@ -245,12 +264,22 @@ struct workers *workers_bind(const struct options *opt)
 
 /* ---- the worker's side ---- */
 
-void worker_add_inputs(struct worker *w, struct collector *c)
+void worker_attach(struct worker *w, struct collector *c)
 {
-	for (size_t i = 0; i < w->n_inputs; i++)
-		if (collector_add_input(c, w->inputs[i]))
+	struct tally *t = &w->slot->tally;
+
+	for (size_t i = 0; i < w->n_inputs; i++) {
+		struct input *in = w->inputs[i];
+
+		if (collector_add_input(c, in))
 			log_fatal("too many inputs");
+		if (in->ops->keep_count) {
+			in->ops->keep_count(in, &t->inputs[i].delivered);
+			t->inputs[i].kept = true;
+		}
+	}
 	w->n_inputs = 0;	/* the collector closes them now */
+	collector_keep_tally(c, &t->collector);
 }
 
 static void ring(struct worker *w)
@@ -353,6 +382,8 @@ static void become_worker(struct workers *ws, struct worker *w, struct options *
 		w->inputs[i] = ws->socks[i][w->n - 1];
 	w->started = time(NULL);
 	own_paths(opt, w->n);
+	for (size_t i = 0; i < opt->n_outputs && i < COLLECTOR_OUTPUTS_MAX; i++)
+		opt->outputs[i].ledger = &w->slot->tally.outputs[i];
 	/* the parent tells the figures and keeps the time */
 	opt->stats_interval = 0;
 	opt->stats_file = NULL;
@@ -368,6 +399,7 @@ static int start(struct workers *ws, struct worker *w, struct options *opt, cons
 	atomic_store(&w->slot->ready, false);
 	atomic_store(&w->slot->published, false);
 	atomic_store(&w->slot->answered, atomic_load(&w->slot->asked));
+	memset(&w->slot->tally, 0, sizeof(w->slot->tally));
 	w->started_ms = monotonic_ms();
 	pid = fork();
 	if (pid < 0)
@@ -397,6 +429,80 @@ static bool read_snapshot(const struct slot *s, struct stats *out)
 	return false;
 }
 
+/* The batch file output \a i was writing when its worker died, settled with the file. */
+static void settle(const struct workers *ws, const struct worker *w, size_t i, struct ring_ledger *l)
+{
+	uint64_t records = l->records;
+	int rc = ring_settle(l, ws->opt->outputs[i].dirfd);
+
+	if (rc > 0)
+		log_say("worker %u died while writing %llu records to %s: cut them from the file; counted as unwritten",
+			w->n, (unsigned long long)records, l->file);
+	else if (rc < 0)
+		log_say("worker %u died while writing %llu records to %s, which is not there any more (%s): "
+			"counted as unwritten, though they may be in it", w->n, (unsigned long long)records, l->file,
+			strerror(-rc));
+}
+
+/* Datagrams the worker had read from its sockets and not yet handed to its
+ * collector when it died: received, and lost with it. */
+static uint64_t in_hand(const struct tally *t, struct stats *last)
+{
+	const struct collector_tally *c = &t->collector;
+	uint64_t delivered = 0;
+
+	for (size_t i = 0; i < last->n_inputs && i < COLLECTOR_INPUTS_MAX; i++) {
+		if (!t->inputs[i].kept)
+			return 0;
+		last->inputs[i].st.delivered = t->inputs[i].delivered;
+		delivered += t->inputs[i].delivered;
+	}
+	return delivered > c->received + c->after_stop ? delivered - c->received - c->after_stop : 0;
+}
+
+/* A dead worker's figures: its last snapshot with the counts of its tally, which
+ * are exact to its last datagram.  Each file output's batch in writing is settled;
+ * what the worker had taken and its output had neither written nor counted as
+ * lost (its batch buffer, the datagrams in hand) died with it, and is counted as
+ * that output's unwritten. */
+static void reckon(const struct workers *ws, const struct worker *w, struct stats *last)
+{
+	struct tally *t = &w->slot->tally;
+	const struct collector_tally *c = &t->collector;
+	uint64_t received = c->received + in_hand(t, last);
+	uint64_t taken = received - c->denied - c->rate_limited - c->redelivered;
+	struct collector_counts *totals = &last->totals;
+
+	totals->received = received;
+	totals->denied = c->denied;
+	totals->rate_limited = c->rate_limited;
+	totals->redelivered = c->redelivered;
+	totals->given_up = c->given_up;
+	totals->after_stop = c->after_stop;
+	totals->streams = c->streams;
+	totals->unwritten = 0;
+	for (size_t i = 0; i < last->n_outputs; i++) {
+		struct output_stats *st = &last->outputs[i].st;
+		struct ring_ledger *l = &t->outputs[i];
+
+		if (i < COLLECTOR_OUTPUTS_MAX && l->used) {
+			uint64_t done;
+
+			settle(ws, w, i, l);
+			*st = l->st;
+			done = st->written + st->lost + st->after_stop;
+			if (l->datagrams && taken > done) {
+				log_say("worker %u died holding %llu datagrams it had not written to %s: counted as unwritten",
+					w->n, (unsigned long long)(taken - done), l->file);
+				st->lost += taken - done;
+			}
+		}
+		totals->unwritten += st->lost;
+		if (i == 0)
+			totals->written = st->written;
+	}
+}
+
 /* A worker died: what it counted stays in its base.  Its sockets outlive it, and
  * a socket's kernel drop counter is the socket's: the next life reports it whole,
  * so it is kept aside, not added. */
@@ -406,6 +512,7 @@ static void retire(struct workers *ws, struct worker *w)
 
 	if (!atomic_load(&w->slot->published) || !read_snapshot(w->slot, last))
 		return;
+	reckon(ws, w, last);
 	last->totals.kernel_drops = 0;
 	last->totals.streams_held = 0;
 	for (size_t i = 0; i < last->n_inputs && i < COLLECTOR_INPUTS_MAX; i++) {
@@ -625,8 +732,11 @@ static void stop_all(struct workers *ws)
 				int status = reap(w);
 				char how[96];
 
-				if (!WIFEXITED(status) || WEXITSTATUS(status))
+				/* one that ended otherwise may not have told its last figures */
+				if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 					log_say("worker %u %s while stopping", w->n, how_it_ended(status, how, sizeof(how)));
+					retire(ws, w);
+				}
 			}
 	}
 }
@@ -655,6 +765,7 @@ int workers_run(struct workers *ws, struct options *opt, const struct privs *pri
 	uint64_t next_watch = 0;
 	int status = 0;
 
+	ws->opt = opt;
 	ws->started = time(NULL);
 	ws->w = calloc(ws->n, sizeof(*ws->w));
 	ws->slots = mmap(NULL, ws->n * sizeof(struct slot), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -35,14 +35,16 @@ int workers_run(struct workers *ws, struct options *opt, const struct privs *pri
 
 /* ---- in a worker ---- */
 
-/*! Hand the worker's sockets, one per -l address, to \a c. */
-void worker_add_inputs(struct worker *w, struct collector *c);
+/*! Hand the worker's sockets, one per -l address, to \a c, and have \a c keep
+ *  its counts where the parent reads them when the worker has died. */
+void worker_attach(struct worker *w, struct collector *c);
 
 /*! Its outputs are open: the parent may say that the workers listen. */
 void worker_ready(struct worker *w, const struct collector *c);
 
 /*! After each loop turn: a fresh snapshot of its figures for the parent, at most
- *  every WORKER_PUBLISH_MS (so that a worker that dies leaves recent ones). */
+ *  every WORKER_PUBLISH_MS (what a live worker's figures are told from; those of
+ *  a worker that dies are reckoned from its counts, which are never behind). */
 void worker_turn(struct worker *w, const struct collector *c);
 
 /*! SIGUSR1, which the parent sends when it tells a summary: a snapshot now, the

@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <gsmtaplog/gsmtaplog.h>
 
+#include "opts_size.h"
 #include "shmring.h"
 #include "transport.h"
 #include "tscclock.h"
@@ -23,6 +25,8 @@ _Static_assert(GSMTAPLOG_TEXT_MAX == WIRE_TEXT_MAX, "public text limit is the wi
 
 struct gsmtaplog {
 	struct transport *t;		/*!< numbers lines and moves them on; owned */
+	struct transport *direct;	/*!< GSMTAPLOG_FALLBACK_DIRECT: lines go here until t is ready; owned */
+	atomic_bool t_ready;		/*!< t was found ready: the fallback is over */
 	char ident[WIRE_IDENT_LEN];	/*!< process name, already cut to fit */
 	size_t ident_len;
 	atomic_uint_least64_t dropped;
@@ -110,27 +114,57 @@ static void stamp(const struct transport *t, struct wire_log *log)
 	log->usec = (uint32_t)(now.tv_nsec / 1000);
 }
 
-/* Everything but the number, which the transport gives as it takes the line. */
-static int send_line(struct gsmtaplog *s, int level, const char *subsys, const char *file,
-		     unsigned int line, const char *text, size_t len, bool truncated)
+/* Whether lines still go to the fallback: no drainer has taken the ring yet. */
+static bool in_fallback(const struct gsmtaplog *s)
 {
-	struct wire_log log;
-	int rc;
+	return s->direct && !s->t->ops->ready(s->t);
+}
 
-	if (truncated)
-		count(&s->truncated);
-	log = (struct wire_log){
+/* The transport a line takes: the sender's, or until a drainer has taken
+ * its ring the fallback's (one flag read once that is over). */
+static struct transport *transport_now(struct gsmtaplog *s)
+{
+	if (__builtin_expect(!s->direct, 1) || atomic_load_explicit(&s->t_ready, memory_order_relaxed))
+		return s->t;
+	if (!s->t->ops->ready(s->t))
+		return s->direct;
+	atomic_store_explicit(&s->t_ready, true, memory_order_relaxed);
+	return s->t;
+}
+
+/* Everything but the text and the number, which the transport gives as it
+ * takes the line; stamped with \a t's clock. */
+static void prepare_line(struct gsmtaplog *s, const struct transport *t, struct wire_log *log, int level,
+			 const char *subsys, const char *file, unsigned int line)
+{
+	*log = (struct wire_log){
 		.pid = sender_pid(s),
 		.line = line,
 		.level = (uint8_t)level,
 		.ident = { s->ident, s->ident_len },
 		.subsys = cstr(subsys),
 		.file = basename_of(file),
-		.text = { text, len },
 	};
-	stamp(s->t, &log);
-	rc = s->t->ops->send(s->t, &log);
+	stamp(t, log);
+}
+
+/* A transport's answer for a line, counted. */
+static int sent_or_dropped(struct gsmtaplog *s, int rc, bool truncated)
+{
+	if (truncated)
+		count(&s->truncated);
 	return rc ? drop(s, -rc) : 0;
+}
+
+static int send_line(struct gsmtaplog *s, int level, const char *subsys, const char *file,
+		     unsigned int line, const char *text, size_t len, bool truncated)
+{
+	struct transport *t = transport_now(s);
+	struct wire_log log;
+
+	prepare_line(s, t, &log, level, subsys, file, line);
+	log.text = (struct wire_str){ text, len };
+	return sent_or_dropped(s, t->ops->send(t, &log), truncated);
 }
 
 /* A cut text ends in a NUL, as libosmocore's do, so that a collector can tell
@@ -167,27 +201,53 @@ int gsmtaplog_send(struct gsmtaplog *s, int level, const char *subsys,
 	return rc;
 }
 
+/* Format on the stack, then send: for transports that cannot format in
+ * place.  Out of line, so that the other path's frame does not carry 4 kB. */
+static int __attribute__((noinline)) format_and_send(struct gsmtaplog *s, struct transport *t, struct wire_log *log,
+						     const char *fmt, va_list ap)
+{
+	char text[WIRE_TEXT_MAX + 1];
+	int n = vsnprintf(text, sizeof(text), fmt, ap);
+
+	if (n < 0) {
+		t->ops->skip(t);	/* the number is skipped: a collector sees the line as lost */
+		return drop(s, EINVAL);
+	}
+	if (n > WIRE_TEXT_MAX)
+		mark_cut(text);
+	log->text = (struct wire_str){ text, n > WIRE_TEXT_MAX ? WIRE_TEXT_MAX : (size_t)n };
+	return sent_or_dropped(s, t->ops->send(t, log), n > WIRE_TEXT_MAX);
+}
+
+int gsmtaplog_vprintf(struct gsmtaplog *s, int level, const char *subsys, const char *file,
+		      unsigned int line, const char *fmt, va_list ap)
+{
+	int *err = &errno;		/* looked up once: it is a call */
+	int saved_errno = *err;		/* a failed log call must not change the caller's errno */
+	struct transport *t = transport_now(s);
+	struct wire_log log;
+	int rc = TRANSPORT_DECLINED;
+
+	prepare_line(s, t, &log, level, subsys, file, line);
+	if (t->ops->vformat)
+		rc = t->ops->vformat(t, &log, fmt, ap);
+	if (rc == TRANSPORT_DECLINED)
+		rc = format_and_send(s, t, &log, fmt, ap);
+	else
+		rc = sent_or_dropped(s, rc, log.text.len > WIRE_TEXT_MAX);
+	*err = saved_errno;
+	return rc;
+}
+
 int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 		     const char *file, unsigned int line, const char *fmt, ...)
 {
-	int saved_errno = errno;	/* a failed log call must not change the caller's errno */
-	char text[WIRE_TEXT_MAX + 1];
 	va_list ap;
-	int n, rc;
+	int rc;
 
 	va_start(ap, fmt);
-	n = vsnprintf(text, sizeof(text), fmt, ap);
+	rc = gsmtaplog_vprintf(s, level, subsys, file, line, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		s->t->ops->skip(s->t);	/* the number is skipped: a collector sees the line as lost */
-		rc = drop(s, EINVAL);
-	} else if (n > WIRE_TEXT_MAX) {
-		mark_cut(text);
-		rc = send_line(s, level, subsys, file, line, text, WIRE_TEXT_MAX, true);
-	} else {
-		rc = send_line(s, level, subsys, file, line, text, n, false);
-	}
-	errno = saved_errno;
 	return rc;
 }
 
@@ -201,48 +261,68 @@ static const char *drainer_path(const char *asked)
 	return asked ? asked : env && *env ? env : GSMTAPLOG_DRAINER_SOCKET;
 }
 
-/* Deferred mode, or direct mode when no drainer answers and the caller said so. */
-static struct transport *open_deferred(const struct gsmtaplog_opts *o, const char *ident, size_t ident_len)
+/* Where a deferred sender's drainer is to send, from the host asked for:
+ * the address a UDP socket connected to (as direct mode resolves it), which
+ * \a udp keeps.  \returns 0 or -errno */
+static int dest_of(const struct gsmtaplog_opts *o, struct shmring_dest *dest, struct transport **udp)
 {
-	struct transport *t;
-	bool attached;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int rc;
 
-	if ((o->flags & GSMTAPLOG_FALLBACK_DIRECT) && (!o->host || !*o->host)) {
-		errno = EINVAL;
+	*udp = transport_udp_open(o->host, o->port ? o->port : GSMTAPLOG_PORT);
+	if (!*udp)
+		return -errno;
+	if (getpeername((*udp)->ops->fd(*udp), (struct sockaddr *)&ss, &len))
+		rc = -errno;
+	else
+		rc = shmring_dest_from(dest, (struct sockaddr *)&ss, len);
+	if (rc) {
+		(*udp)->ops->close(*udp);
+		*udp = NULL;
+	}
+	return rc;
+}
+
+/* Deferred mode: a ring that names the host asked for, if any, as its lines'
+ * destination.  With GSMTAPLOG_FALLBACK_DIRECT and no drainer at open, lines
+ * go to that host directly (\a direct) until a drainer takes the ring. */
+static struct transport *open_deferred(const struct gsmtaplog_opts *o, const char *ident, size_t ident_len,
+				       struct transport **direct)
+{
+	struct shmring_dest dest;
+	struct transport *t, *udp = NULL;
+	bool attached = false;
+	int rc = 0;
+
+	*direct = NULL;
+	if (o->host && *o->host)
+		rc = dest_of(o, &dest, &udp);
+	else if (o->flags & GSMTAPLOG_FALLBACK_DIRECT)
+		rc = -EINVAL;
+	if (rc) {
+		errno = -rc;
 		return NULL;
 	}
 	t = transport_shm_open(drainer_path(o->drainer), o->ring_size ? o->ring_size : SHMRING_DATA_DEFAULT,
-			       ident, ident_len, &attached);
-	if (t && !attached && (o->flags & GSMTAPLOG_FALLBACK_DIRECT)) {
-		t->ops->close(t);
-		t = transport_udp_open(o->host, o->port ? o->port : GSMTAPLOG_PORT);
-	}
+			       ident, ident_len, udp ? &dest : NULL, &attached);
+	rc = errno;
+	if (t && !attached && (o->flags & GSMTAPLOG_FALLBACK_DIRECT))
+		*direct = udp;
+	else if (udp)
+		udp->ops->close(udp);
+	errno = rc;
 	return t;
-}
-
-/* The caller's options, as this version knows them: a shorter struct (an
- * older caller) leaves the rest zero, a longer one (a newer caller) must not
- * ask for anything this version cannot do. */
-static int take_opts(struct gsmtaplog_opts *o, const struct gsmtaplog_opts *opts, size_t size)
-{
-	*o = (struct gsmtaplog_opts){ 0 };
-	if (!opts)
-		return -EINVAL;
-	memcpy(o, opts, size < sizeof(*o) ? size : sizeof(*o));
-	for (size_t i = sizeof(*o); i < size; i++)
-		if (((const uint8_t *)opts)[i])
-			return -E2BIG;
-	return 0;
 }
 
 struct gsmtaplog *gsmtaplog_open_opts(const struct gsmtaplog_opts *opts, size_t opts_size)
 {
 	struct gsmtaplog_opts o;
-	struct transport *t = NULL;
+	struct transport *t = NULL, *direct = NULL;
 	struct gsmtaplog *s;
 	const char *ident;
 	size_t ident_len;
-	int rc = take_opts(&o, opts, opts_size);
+	int rc = opts_take(&o, sizeof(o), opts, opts_size);
 
 	if (rc) {
 		errno = -rc;
@@ -257,7 +337,7 @@ struct gsmtaplog *gsmtaplog_open_opts(const struct gsmtaplog_opts *opts, size_t 
 	if (o.mode == GSMTAPLOG_DIRECT)
 		t = transport_udp_open(o.host, o.port ? o.port : GSMTAPLOG_PORT);
 	else if (o.mode == GSMTAPLOG_DEFERRED)
-		t = open_deferred(&o, ident, ident_len);
+		t = open_deferred(&o, ident, ident_len, &direct);
 	else
 		errno = EINVAL;
 	if (!t)
@@ -265,10 +345,13 @@ struct gsmtaplog *gsmtaplog_open_opts(const struct gsmtaplog_opts *opts, size_t 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		t->ops->close(t);
+		if (direct)
+			direct->ops->close(direct);
 		errno = ENOMEM;
 		return NULL;
 	}
 	s->t = t;
+	s->direct = direct;
 	s->ident_len = ident_len;
 	memcpy(s->ident, ident, ident_len);
 	pthread_once(&atfork_once, register_atfork_cb);
@@ -291,13 +374,17 @@ void gsmtaplog_stats_0_2(const struct gsmtaplog *s, struct gsmtaplog_stats *out)
 	 * a line still in flight counts as sent until its send fails. */
 	uint64_t dropped = atomic_load_explicit(&s->dropped, memory_order_relaxed);
 
+	uint64_t lines = s->t->ops->lines(s->t) + (s->direct ? s->direct->ops->lines(s->direct) : 0);
+
 	*out = (struct gsmtaplog_stats){
-		.sent = s->t->ops->lines(s->t) - dropped,
+		.sent = lines - dropped,
 		.dropped = dropped,
 		.truncated = atomic_load_explicit(&s->truncated, memory_order_relaxed),
 		.last_error = atomic_load_explicit(&s->last_error, memory_order_relaxed),
 	};
 	s->t->ops->stats(s->t, out);
+	if (in_fallback(s))
+		s->direct->ops->stats(s->direct, out);	/* mode: direct, for now */
 }
 
 /*! The 0.1 layout of struct gsmtaplog_stats. */
@@ -320,6 +407,8 @@ void gsmtaplog_collect_errors(struct gsmtaplog *s)
 	int saved_errno = errno;
 
 	s->t->ops->collect_errors(s->t);
+	if (s->direct)
+		s->direct->ops->collect_errors(s->direct);
 	errno = saved_errno;
 }
 
@@ -330,7 +419,7 @@ void gsmtaplog_set_pid(struct gsmtaplog *s, uint32_t pid)
 
 int gsmtaplog_fd(const struct gsmtaplog *s)
 {
-	return s->t->ops->fd(s->t);
+	return in_fallback(s) ? s->direct->ops->fd(s->direct) : s->t->ops->fd(s->t);
 }
 
 void gsmtaplog_close(struct gsmtaplog *s)
@@ -338,6 +427,8 @@ void gsmtaplog_close(struct gsmtaplog *s)
 	if (!s)
 		return;
 	s->t->ops->close(s->t);
+	if (s->direct)
+		s->direct->ops->close(s->direct);
 	free(s);
 }
 

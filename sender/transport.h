@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,22 @@ struct transport_ops {
 	 *  \returns 0 when the line is on its way (the kernel took the datagram,
 	 *           or the line is published in a ring), -errno when it is dropped */
 	int (*send)(struct transport *t, struct wire_log *line);
+	/*! Format the line's text from \a fmt and \a ap straight into the
+	 *  transport's own memory, and hand the line on: no copy of the text.
+	 *  Same rules as send().  NULL, or TRANSPORT_DECLINED returned before \a ap
+	 *  was touched, when it cannot take this line so (the core then formats
+	 *  on its stack and calls send()).
+	 *  \param[in,out] line  every field but seq and text; text.len is set
+	 *                       to what vsnprintf() returned: more than
+	 *                       WIRE_TEXT_MAX means the text was cut to that, its
+	 *                       last byte a NUL
+	 *  \returns as send(); -EINVAL for a format vsnprintf() refused (the line
+	 *           is numbered, not sent); or TRANSPORT_DECLINED */
+	int (*vformat)(struct transport *t, struct wire_log *line, const char *fmt, va_list ap);
+	/*! Whether lines can go this way now, or NULL for always: a ring that
+	 *  no drainer has taken yet is not ready, and a sender with a fallback
+	 *  sends directly until it is.  Thread-safe, cheap. */
+	bool (*ready)(const struct transport *t);
 	/*! Number a line that will not be sent (the core could not format it), so
 	 *  that a collector sees its number missing.  Same rules as send(). */
 	void (*skip)(struct transport *t);
@@ -51,6 +68,9 @@ struct transport_ops {
 	/*! Release everything; no call may be in progress. */
 	void (*close)(struct transport *t);
 };
+
+/*! vformat(): not this line; format it on the stack and send() it. */
+#define TRANSPORT_DECLINED	1
 
 /*! How the core stamps a line for this transport. */
 enum transport_clock {
@@ -77,15 +97,18 @@ struct transport {
  *           socket's error).  Free with t->ops->close(t). */
 struct transport *transport_udp_open(const char *host, const char *port);
 
+struct shmring_dest;
+
 /*! The shared-memory transport: a ring in a memfd, offered to the drainer
  *  listening on \a drainer, and offered again by a background thread whenever
  *  no drainer holds it.
  *  \param[in] drainer     the drainer's Unix socket
  *  \param[in] ring_size   data bytes (see SHMRING_DATA_MIN, _MAX)
  *  \param[in] ident       process name for the ring's header
+ *  \param[in] dest        where the drainer is to send the lines, or NULL: its choice
  *  \param[out] attached   whether a drainer took the ring at once
  *  \returns the transport, or NULL with errno set (EINVAL for a bad size, or
  *           the error of memfd_create, mmap or pthread_create); no drainer is
  *           not an error.  Free with t->ops->close(t). */
 struct transport *transport_shm_open(const char *drainer, size_t ring_size, const char *ident,
-				     size_t ident_len, bool *attached);
+				     size_t ident_len, const struct shmring_dest *dest, bool *attached);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -48,6 +49,7 @@ struct shm {
 	pid_t owner;			/*!< the process that opened it: a forked child is not */
 	atomic_int attached;		/*!< a drainer holds the ring */
 	atomic_uint_least64_t attaches;
+	atomic_int offer_error;		/*!< why the last offer failed (errno), 0 if it did not */
 	struct sockaddr_un addr;
 	socklen_t addr_len;
 };
@@ -237,72 +239,144 @@ static void copy_name(uint8_t *dst, const char *src, size_t n)
 	}
 }
 
-/* Number the line and take its room: in the thread's own lane with plain
- * stores, in the shared one with a compare-and-swap.  \returns the lane */
-static struct shmring_producer *reserve(struct shm *m, uint32_t len, struct shmring_claim *c, bool nested)
+/* A call begins: in_call tells a signal handler's call that it interrupted
+ * one on this thread, whose lane is mid-change.  \returns whether this call
+ * is such a nested one */
+static bool enter_call(void)
 {
-	struct shmring_producer *p = nested ? &m->lane[0] : lane_of(m);
+	bool nested = in_call;
 
+	in_call = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	return nested;
+}
+
+static void leave_call(bool nested)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	in_call = nested;
+}
+
+/* The record's names after its header.  \returns where its text goes */
+static uint8_t *put_names(uint8_t *rec, const struct wire_log *line, size_t subsys_len, size_t file_len)
+{
+	uint8_t *dst = rec + SHMRING_REC_LEN;
+
+	copy_name(dst, line->subsys.ptr, subsys_len);
+	dst += subsys_len;
+	copy_name(dst, line->file.ptr, file_len);
+	return dst + file_len;
+}
+
+/* The record's header, once the length of its text is known. */
+static void put_header(uint8_t *rec, const struct wire_log *line, size_t subsys_len, size_t file_len,
+		       size_t text_len)
+{
+	*(struct shmring_rec *)rec = (struct shmring_rec){
+		.seq = line->seq,
+		.pid = line->pid,
+		.sec = line->sec,
+		.usec = line->usec,
+		.line = line->line,
+		.text_len = (uint16_t)text_len,
+		.level = line->level,
+		.subsys_len = (uint8_t)subsys_len,
+		.file_len = (uint8_t)file_len,
+	};
+}
+
+/* Number a line of \a len bytes and take its room: in the shared lane \a p
+ * with a compare-and-swap at once; in a thread's own lane with plain stores,
+ * which finish() makes. */
+static void begin(struct shm *m, struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
+{
 	if (p == &m->lane[0])
 		shmring_reserve(p, len, c);
 	else
-		shmring_reserve_own(p, len, c);
-	return p;
+		shmring_claim_own(p, len, c);
 }
 
-/* Reserve, copy, publish.  in_call tells a signal handler's call that it
- * interrupted one on this thread, whose lane is mid-change. */
+/* The line written (\a len bytes, as begun), or only numbered when c->rec is NULL. */
+static void finish(struct shm *m, struct shmring_producer *p, struct shmring_claim *c, uint32_t len)
+{
+	if (p != &m->lane[0])
+		shmring_commit_own(p, c, len);
+	else if (c->rec)
+		shmring_publish(p, c);
+}
+
+/* Reserve, copy, publish. */
 static int shm_send(struct transport *t, struct wire_log *line)
 {
 	struct shm *m = shm_of(t);
 	size_t subsys_len = min_size(line->subsys.len, SHMRING_NAME_SUBSYS);
 	size_t file_len = min_size(line->file.len, SHMRING_NAME_FILE);
-	bool nested = in_call;
-	struct shmring_producer *p;
+	uint32_t len = (uint32_t)(SHMRING_REC_LEN + subsys_len + file_len + line->text.len);
+	bool nested = enter_call();
+	struct shmring_producer *p = nested ? &m->lane[0] : lane_of(m);
 	struct shmring_claim c;
-	struct shmring_rec *rec;
-	uint8_t *dst;
 
-	in_call = true;
-	atomic_signal_fence(memory_order_seq_cst);
-	p = reserve(m, SHMRING_REC_LEN + subsys_len + file_len + line->text.len, &c, nested);
+	begin(m, p, len, &c);
 	line->seq = seq_number(c.line);
 	if (c.rec) {
-		rec = (struct shmring_rec *)c.rec;
-		*rec = (struct shmring_rec){
-			.seq = line->seq,
-			.pid = line->pid,
-			.sec = line->sec,
-			.usec = line->usec,
-			.line = line->line,
-			.text_len = (uint16_t)line->text.len,
-			.level = line->level,
-			.subsys_len = (uint8_t)subsys_len,
-			.file_len = (uint8_t)file_len,
-		};
-		dst = c.rec + SHMRING_REC_LEN;
-		copy_name(dst, line->subsys.ptr, subsys_len);
-		dst += subsys_len;
-		copy_name(dst, line->file.ptr, file_len);
-		memcpy(dst + file_len, line->text.ptr, line->text.len);
-		shmring_publish(p, &c);
+		memcpy(put_names(c.rec, line, subsys_len, file_len), line->text.ptr, line->text.len);
+		put_header(c.rec, line, subsys_len, file_len, line->text.len);
 	}
-	atomic_signal_fence(memory_order_seq_cst);
-	in_call = nested;
+	finish(m, p, &c, len);
+	leave_call(nested);
 	return c.rec ? 0 : -ENOBUFS;
+}
+
+/* Claim room for the longest record, format the text into it, commit what
+ * it took: in the thread's own lane only, where a claim changes nothing
+ * until its commit.  The shared lane reserves before it writes, so there the
+ * core formats first; so it does when the lane has no room for the longest
+ * line, which the line may not need. */
+static int shm_vformat(struct transport *t, struct wire_log *line, const char *fmt, va_list ap)
+{
+	struct shm *m = shm_of(t);
+	size_t subsys_len = min_size(line->subsys.len, SHMRING_NAME_SUBSYS);
+	size_t file_len = min_size(line->file.len, SHMRING_NAME_FILE);
+	size_t text_len;
+	bool nested = enter_call();
+	struct shmring_producer *p = nested ? &m->lane[0] : lane_of(m);
+	struct shmring_claim c;
+	char *text;
+	int n;
+
+	if (p != &m->lane[0])
+		shmring_claim_own(p, (uint32_t)(SHMRING_REC_LEN + subsys_len + file_len + WIRE_TEXT_MAX + 1), &c);
+	if (p == &m->lane[0] || !c.rec) {
+		leave_call(nested);
+		return TRANSPORT_DECLINED;
+	}
+	text = (char *)put_names(c.rec, line, subsys_len, file_len);
+	/* One byte more than the text may take: vsnprintf's NUL. */
+	n = vsnprintf(text, WIRE_TEXT_MAX + 1, fmt, ap);
+	if (n < 0)
+		c.rec = NULL;	/* numbered only: a collector sees it missing */
+	else if (n > WIRE_TEXT_MAX)
+		text[WIRE_TEXT_MAX - 1] = '\0';	/* cut as libosmocore cuts (gsmtaplog.h) */
+	text_len = n < 0 ? 0 : min_size((size_t)n, WIRE_TEXT_MAX);
+	line->seq = seq_number(c.line);
+	line->text = (struct wire_str){ text, n < 0 ? 0 : (size_t)n };
+	if (c.rec)
+		put_header(c.rec, line, subsys_len, file_len, text_len);
+	shmring_commit_own(p, &c, (uint32_t)(SHMRING_REC_LEN + subsys_len + file_len + text_len));
+	leave_call(nested);
+	return n < 0 ? -EINVAL : 0;
 }
 
 static void shm_skip(struct transport *t)
 {
 	struct shm *m = shm_of(t);
-	bool nested = in_call;
+	bool nested = enter_call();
+	struct shmring_producer *p = nested ? &m->lane[0] : lane_of(m);
 	struct shmring_claim c;
 
-	in_call = true;
-	atomic_signal_fence(memory_order_seq_cst);
-	reserve(m, 0, &c, nested);
-	atomic_signal_fence(memory_order_seq_cst);
-	in_call = nested;
+	begin(m, p, 0, &c);
+	finish(m, p, &c, 0);
+	leave_call(nested);
 }
 
 static uint64_t shm_lines(const struct transport *t)
@@ -323,8 +397,9 @@ static int offer(struct shm *m, int answer_ms)
 {
 	int fd = shmring_offer(&m->addr, m->addr_len, m->memfd, m->map_len, SHMRING_LANES, answer_ms, m->stop);
 
+	atomic_store_explicit(&m->offer_error, fd < 0 ? -fd : 0, memory_order_relaxed);
 	if (fd >= 0) {
-		atomic_fetch_add_explicit(&m->attaches, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&m->attaches, 1, memory_order_release);
 		atomic_store_explicit(&m->attached, 1, memory_order_release);
 	}
 	return fd;
@@ -400,6 +475,16 @@ static void shm_stats(const struct transport *t, struct gsmtaplog_stats *st)
 	st->mode = GSMTAPLOG_DEFERRED;
 	st->drainer = atomic_load_explicit(&m->attached, memory_order_acquire);
 	st->attaches = atomic_load_explicit(&m->attaches, memory_order_relaxed);
+	/* While no drainer holds the ring, why (a refused or unanswered offer). */
+	if (!st->last_error && !st->drainer)
+		st->last_error = atomic_load_explicit(&m->offer_error, memory_order_relaxed);
+}
+
+/* A drainer has taken the ring once: its lines are drained from now on, even
+ * while a restarted drainer is away. */
+static bool shm_ready(const struct transport *t)
+{
+	return atomic_load_explicit(&shm_of(t)->attaches, memory_order_acquire) != 0;
 }
 
 static int shm_fd(const struct transport *t)
@@ -439,6 +524,8 @@ static void shm_close(struct transport *t)
 
 static const struct transport_ops shm_ops = {
 	.send = shm_send,
+	.vformat = shm_vformat,
+	.ready = shm_ready,
 	.skip = shm_skip,
 	.lines = shm_lines,
 	.collect_errors = shm_collect_errors,
@@ -464,7 +551,8 @@ static void populate(uint8_t *map, size_t len)
  * never find its pages gone), mapped with every page present, so that no
  * line ever waits for a page fault.  Their times are the TSC where the
  * kernel keeps time with it (tscclock.h). */
-static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t ident_len)
+static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t ident_len,
+		     const struct shmring_dest *dest)
 {
 	uint32_t clock = tscclock_usable() ? SHMRING_CLOCK_TSC : SHMRING_CLOCK_REALTIME;
 	size_t lane_len = shmring_total_len((uint32_t)ring_size);
@@ -493,6 +581,8 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 		if (!rc) {
 			m->lane[k].hdr->anchor_tsc = anchor.tsc;
 			m->lane[k].hdr->anchor_ns = anchor.ns;
+			if (dest)
+				m->lane[k].hdr->dest = *dest;
 		}
 	}
 	m->t.clock = clock == SHMRING_CLOCK_TSC ? TRANSPORT_CLOCK_TSC : TRANSPORT_CLOCK_REALTIME;
@@ -500,7 +590,7 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 }
 
 struct transport *transport_shm_open(const char *drainer, size_t ring_size, const char *ident,
-				     size_t ident_len, bool *attached)
+				     size_t ident_len, const struct shmring_dest *dest, bool *attached)
 {
 	struct shm *m = calloc(1, sizeof(*m));
 	int rc;
@@ -522,7 +612,7 @@ struct transport *transport_shm_open(const char *drainer, size_t ring_size, cons
 	}
 	strcpy(m->addr.sun_path, drainer);
 	m->addr_len = offsetof(struct sockaddr_un, sun_path) + strlen(drainer) + 1;
-	rc = make_ring(m, ring_size, ident, ident_len);
+	rc = make_ring(m, ring_size, ident, ident_len, dest);
 	if (rc)
 		goto fail;
 	take_slot(m);

@@ -11,6 +11,7 @@
 
 #include "seq.h"
 #include "transport.h"
+#include "gai_errno.h"
 #include "udp_port.h"
 
 struct udp {
@@ -111,19 +112,6 @@ static const struct transport_ops udp_ops = {
 	.close = udp_close,
 };
 
-/* getaddrinfo() has its own error space; callers of gsmtaplog_open() get errno. */
-static int gai_to_errno(int gai)
-{
-	switch (gai) {
-	case EAI_SYSTEM:	return errno;
-	case EAI_MEMORY:	return ENOMEM;
-	case EAI_AGAIN:		return EAGAIN;
-	case EAI_FAMILY:	return EAFNOSUPPORT;
-	case EAI_SERVICE:	return EINVAL;
-	default:		return ENOENT;	/* EAI_NONAME, EAI_NODATA, EAI_FAIL */
-	}
-}
-
 /* Try each resolved address until one connects; the first error is kept. */
 static int connect_first(const struct addrinfo *list)
 {
@@ -156,7 +144,7 @@ struct transport *transport_udp_open(const char *host, const char *port)
 	}
 	rc = getaddrinfo(host, port, &hints, &list);
 	if (rc) {
-		errno = gai_to_errno(rc);
+		errno = gai_errno(rc);
 		return NULL;
 	}
 	fd = connect_first(list);

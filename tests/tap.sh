@@ -44,10 +44,20 @@ done_testing() {
 	[ "$tap_failed" -eq 0 ]
 }
 
-# wait_for FILE PATTERN: poll up to 10 s for PATTERN to appear in FILE.
+# wait_for FILE PATTERN: poll up to 60 s for PATTERN to appear in FILE.  The bound only
+# ends a test whose event never comes; a loaded machine may take seconds to bring it.
 wait_for() {
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_lines FILE N: poll up to 60 s until FILE has at least N lines.
+wait_lines() {
+	for _ in $(seq 600); do
+		[ "$(wc -l <"$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -59,6 +69,17 @@ start_sink() {
 	local name=$1
 	shift
 	"$BUILDDIR/tests/tools/gsmtap-sink" -p 0 "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	echo $! >"$T/$name.pid"
 	wait_for "$T/$name.err" '^ready ' || bail "gsmtap-sink did not start: $(cat "$T/$name.err")"
 	SINK_PORT=$(sed -n 's/^ready //p' "$T/$name.err")
+}
+
+# sink_lines NAME: what the IPv4 gsmtap-sink NAME received, a line per datagram, once a last
+# one sent now has arrived (on loopback datagrams arrive in order, so everything sent before
+# it has too); stops the sink.  Its -t is then a bound against a hang, not how it ends.
+sink_lines() {
+	"$BUILDDIR/sender/gsmtap-log" -n 127.0.0.1 -P "$(sed -n 's/^ready //p' "$T/$1.err")" -t end-of-sink end
+	wait_for "$T/$1.out" end-of-sink || bail "gsmtap-sink $1 did not receive its last datagram"
+	kill "$(cat "$T/$1.pid")" 2>/dev/null
+	grep -v end-of-sink "$T/$1.out"
 }

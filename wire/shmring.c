@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -72,6 +73,57 @@ int shmring_init(struct shmring_producer *p, void *mem, uint32_t data_bytes, con
 	return 0;
 }
 
+/* ---- the destination ---- */
+
+int shmring_dest_from(struct shmring_dest *d, const struct sockaddr *sa, unsigned int len)
+{
+	const struct sockaddr_in *v4 = (const struct sockaddr_in *)sa;
+	const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)sa;
+
+	*d = (struct shmring_dest){ SHMRING_DEST_NONE };
+	if (sa->sa_family == AF_INET && len >= sizeof(*v4)) {
+		*d = (struct shmring_dest){ .kind = SHMRING_DEST_IPV4, .port = ntohs(v4->sin_port) };
+		memcpy(d->addr, &v4->sin_addr, sizeof(v4->sin_addr));
+	} else if (sa->sa_family == AF_INET6 && len >= sizeof(*v6)) {
+		*d = (struct shmring_dest){ .kind = SHMRING_DEST_IPV6, .port = ntohs(v6->sin6_port),
+					    .scope_id = v6->sin6_scope_id };
+		memcpy(d->addr, &v6->sin6_addr, sizeof(v6->sin6_addr));
+	} else {
+		return -EAFNOSUPPORT;
+	}
+	return 0;
+}
+
+unsigned int shmring_dest_to(const struct shmring_dest *d, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	switch (d->kind) {
+	case SHMRING_DEST_IPV4:
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons(d->port);
+		memcpy(&v4->sin_addr, d->addr, sizeof(v4->sin_addr));
+		return sizeof(*v4);
+	case SHMRING_DEST_IPV6:
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons(d->port);
+		v6->sin6_scope_id = d->scope_id;
+		memcpy(&v6->sin6_addr, d->addr, sizeof(v6->sin6_addr));
+		return sizeof(*v6);
+	}
+	return 0;
+}
+
+/* A ring's destination as read: a known kind with a port, or none at all. */
+static bool dest_valid(const struct shmring_dest *d)
+{
+	if (d->kind == SHMRING_DEST_IPV4 || d->kind == SHMRING_DEST_IPV6)
+		return d->port != 0;
+	return d->kind == SHMRING_DEST_NONE;
+}
+
 /* ---- the rendezvous ---- */
 
 int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, uint64_t total_len,
@@ -138,6 +190,7 @@ const char *shmring_refusal_name(enum shmring_refusal why)
 	case SHMRING_BAD_TAIL:		return "its consumer position is impossible";
 	case SHMRING_BAD_CLOCK:		return "its clock is unknown here";
 	case SHMRING_BAD_LAYOUT:	return "its layout is unknown here";
+	case SHMRING_BAD_DEST:		return "its destination is no address";
 	}
 	return "unknown";
 }
@@ -153,7 +206,7 @@ static uint32_t head_idx(const struct shmring_reader *r, uint32_t *pos)
 enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t len)
 {
 	struct shmring_header *h = mem;
-	uint32_t slots, units, layout, hpos, hidx;
+	uint32_t slots, units, layout, hpos, hidx, version;
 	uint64_t tail;
 
 	memset(r, 0, sizeof(*r));
@@ -161,7 +214,8 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 		return SHMRING_BAD_SIZE;
 	if (h->magic != SHMRING_MAGIC)
 		return SHMRING_BAD_MAGIC;
-	if (!shmring_version_ok(h->version) || h->header_len != SHMRING_PAGE)
+	version = h->version;
+	if (!shmring_version_ok(version) || h->header_len != SHMRING_PAGE)
 		return SHMRING_BAD_VERSION;
 	/* Each is read once into a local: the producer may change the page meanwhile. */
 	slots = h->slots;
@@ -186,6 +240,10 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 	r->data_units = units;
 	memcpy(r->ident, h->ident, WIRE_IDENT_LEN - 1);
 	r->ident_len = strnlen(r->ident, WIRE_IDENT_LEN - 1);
+	if (version >= 3)
+		memcpy(&r->dest, &h->dest, sizeof(r->dest));
+	if (!dest_valid(&r->dest))
+		return SHMRING_BAD_DEST;
 
 	tail = atomic_load_explicit(&h->tail, memory_order_acquire);
 	hidx = head_idx(r, &hpos);
@@ -197,8 +255,10 @@ enum shmring_refusal shmring_attach(struct shmring_reader *r, void *mem, size_t 
 }
 
 /* Where the record of a published slot must be, given the cursor: right
- * after the last one, or at the start of the data when it would not have fit
- * before the end.  After a skipped slot any place up to the head will do. */
+ * after the last one, or at the start of the data past the rest of the lap,
+ * which a producer leaves unused when a record would not fit there (since
+ * version 3 one that formats a line in place decides that for the longest
+ * line it might be).  After a skipped slot any place up to the head will do. */
 static bool record_placed(const struct shmring_reader *r, uint32_t pos, uint32_t units)
 {
 	const struct shmring_cursor *c = &r->cur;
@@ -207,8 +267,7 @@ static bool record_placed(const struct shmring_reader *r, uint32_t pos, uint32_t
 	if (off + units > r->data_units)
 		return false;
 	if (c->pos_known)
-		return pos == c->pos || (off == 0 && pos == c->pos + (r->data_units - coff) &&
-					 coff + units > r->data_units);
+		return pos == c->pos || (off == 0 && coff != 0 && pos == c->pos + (r->data_units - coff));
 	head_idx(r, &hpos);
 	return hpos - c->pos <= r->data_units && pos - c->pos <= hpos - c->pos &&
 	       hpos - (pos + units) <= hpos - c->pos;

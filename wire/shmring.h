@@ -44,7 +44,7 @@
 #define SHMRING_SOCKET		"/run/gsmtaplog/drainer.sock"
 
 #define SHMRING_MAGIC		0x52544c47u	/* "GLTR" in memory order */
-#define SHMRING_VERSION		2	/* 2: lanes, and the clock field; 1: one lane, CLOCK_REALTIME */
+#define SHMRING_VERSION		3	/* 3: the destination; 2: lanes, and the clock field; 1: one lane, CLOCK_REALTIME */
 #define SHMRING_VERSION_MIN	1	/* the oldest a drainer still takes */
 
 /*! Whether a drainer takes a ring or hello of version \a v. */
@@ -110,6 +110,23 @@ _Static_assert(sizeof(struct shmring_slot) == 16, "slot layout");
  * fewest lines and pages (doc/performance.md). */
 #define SHMRING_PACKED		1u
 
+/*! Where a ring's lines are to go (version 3): the address its program named
+ *  (an osmo program's `log gsmtap HOST`), resolved by the program, as numbers,
+ *  so that a drainer sends on without a name lookup of its own.  kind
+ *  SHMRING_DEST_NONE: the drainer's own choice (gsmtap-log-agent -c). */
+struct shmring_dest {
+	uint8_t kind;		/*!< SHMRING_DEST_* */
+	uint8_t pad;
+	uint16_t port;		/*!< host order; 1..65535 unless NONE */
+	uint32_t scope_id;	/*!< IPv6: the interface of a link-local address */
+	uint8_t addr[16];	/*!< IPv4 in the first 4 bytes */
+};
+_Static_assert(sizeof(struct shmring_dest) == 24, "destination layout");
+
+#define SHMRING_DEST_NONE	0u
+#define SHMRING_DEST_IPV4	4u
+#define SHMRING_DEST_IPV6	6u
+
 /* Lanes of a producer's memfd: one shared, the others one thread's each. */
 #define SHMRING_LANES		5u
 #define SHMRING_LANES_MAX	16u	/*!< what a drainer accepts */
@@ -152,11 +169,15 @@ struct shmring_header {
 	 * from this point, not by extrapolating its young rate (tscclock.h). */
 	_Alignas(64) uint64_t anchor_tsc;
 	int64_t anchor_ns;
+
+	/* Version 3: a constant, the same in every lane of the memfd. */
+	_Alignas(64) struct shmring_dest dest;
 };
 _Static_assert(offsetof(struct shmring_header, head) == 64, "header layout");
 _Static_assert(offsetof(struct shmring_header, dropped) == 128, "header layout");
 _Static_assert(offsetof(struct shmring_header, tail) == 192, "header layout");
 _Static_assert(offsetof(struct shmring_header, anchor_tsc) == 256, "header layout");
+_Static_assert(offsetof(struct shmring_header, dest) == 320, "header layout");
 _Static_assert(sizeof(struct shmring_header) <= SHMRING_PAGE, "header fits its page");
 
 /*
@@ -174,7 +195,16 @@ struct shmring_hello {
 	uint64_t total_len;	/*!< bytes of the memfd */
 };
 
+struct sockaddr;
+struct sockaddr_storage;
 struct sockaddr_un;
+
+/*! \a d from a socket address.  \returns 0, or -EAFNOSUPPORT for one that is
+ *  neither IPv4 nor IPv6 */
+int shmring_dest_from(struct shmring_dest *d, const struct sockaddr *sa, unsigned int len);
+
+/*! The socket address \a d names.  \returns its length, or 0 for SHMRING_DEST_NONE */
+unsigned int shmring_dest_to(const struct shmring_dest *d, struct sockaddr_storage *ss);
 
 /*! The producer's side of the rendezvous: offer the ring in \a memfd
  *  (\a total_len bytes) to the drainer listening on \a addr, and wait up to
@@ -349,20 +379,20 @@ static inline void shmring_reserve(struct shmring_producer *p, uint32_t len, str
 	shmring_claimed(p, len, c);
 }
 
-/*! The same in a lane only the calling thread writes: two plain stores, no
- *  locked instruction (which would wait for the previous line's stores to
- *  leave the CPU).  The slot's release store still publishes the record, and
- *  orders these before it. */
-static inline void shmring_reserve_own(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
+/*! The same in a lane only the calling thread writes, in two steps: number
+ *  the line and find room for up to \a len bytes, leaving the ring as it is
+ *  (the record may then be written at claim->rec, up to \a len bytes), and
+ *  shmring_commit_own() with the bytes actually written.  So a line can be
+ *  formatted straight into the ring without knowing its length first; a
+ *  thread killed in between leaves no trace.  No locked instruction (which
+ *  would wait for the previous line's stores to leave the CPU). */
+static inline void shmring_claim_own(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
 {
 	uint64_t *head = p->hdr->head;
 	shmring_u128 old = (shmring_u128)__atomic_load_n(&head[1], __ATOMIC_RELAXED) << 64 |
 			   __atomic_load_n(&head[0], __ATOMIC_RELAXED);
-	shmring_u128 want = shmring_next_fresh(p, old, shmring_units_of(p, len), c);
 
-	__atomic_store_n(&head[0], (uint64_t)want, __ATOMIC_RELAXED);
-	__atomic_store_n(&head[1], (uint64_t)(want >> 64), __ATOMIC_RELAXED);
-	shmring_claimed(p, len, c);
+	shmring_next_fresh(p, old, shmring_units_of(p, len), c);
 }
 
 /*! Publish a reserved record once claim->rec holds its claim->len bytes. */
@@ -373,6 +403,23 @@ static inline void shmring_publish(struct shmring_producer *p, const struct shmr
 	s->pos = claim->pos;
 	s->len = claim->len;
 	atomic_store_explicit(&s->stamp, claim->idx + 1, memory_order_release);
+}
+
+/*! The claimed line into the thread's own lane with its \a len bytes (at most
+ *  what was claimed; a claim without room, or one given up, is only numbered
+ *  and counted as dropped): two plain stores of the head, then the slot's
+ *  release store, which publishes the record and orders them before it. */
+static inline void shmring_commit_own(struct shmring_producer *p, struct shmring_claim *c, uint32_t len)
+{
+	uint64_t *head = p->hdr->head;
+
+	if (c->rec)
+		__atomic_store_n(&head[1], shmring_pack(c->idx + 1, c->pos + shmring_units_of(p, len)),
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&head[0], c->line + 1, __ATOMIC_RELAXED);
+	shmring_claimed(p, len, c);
+	if (c->rec)
+		shmring_publish(p, c);
 }
 
 /* ---- the drainer ---- */
@@ -401,6 +448,7 @@ struct shmring_reader {
 	int64_t anchor_ns;
 	char ident[WIRE_IDENT_LEN];	/*!< copied and cut at attach */
 	size_t ident_len;
+	struct shmring_dest dest;	/*!< copied and checked at attach; NONE before version 3 */
 	uint32_t head_seen;		/*!< slots reserved as last read: the head's cache line
 					     is the producers', read again only once they are used up */
 	struct shmring_cursor cur;
@@ -416,6 +464,7 @@ enum shmring_refusal {
 	SHMRING_BAD_TAIL,	/*!< the consumer position is not one the producer could have */
 	SHMRING_BAD_CLOCK,	/*!< times of a kind this drainer cannot read */
 	SHMRING_BAD_LAYOUT,	/*!< a layout this drainer does not know */
+	SHMRING_BAD_DEST,	/*!< a destination that is no address */
 };
 
 /*! Check the ring mapped at \a mem (\a len bytes, read-write) and start reading

@@ -85,6 +85,63 @@ enum wire_verdict wire_decode(const uint8_t *buf, size_t len, struct wire_log *l
 	return WIRE_OK;
 }
 
+/* The most header bytes a datagram can have: hdr_len counts 32-bit words in a byte. */
+#define WIRE_HDR_MAX	(255 * 4 + WIRE_LOG_HDR_LEN)
+
+/* A name decoded from \a head, the copy of \a buf: in the caller's bytes when all
+ * of its field (which ends at \a field_end) was captured, else none. */
+static struct wire_str whole_name(const uint8_t *buf, const uint8_t *head, struct wire_str s, size_t captured,
+				  size_t field_end)
+{
+	if (captured < field_end || !s.len)
+		return (struct wire_str){ NULL, 0 };
+	return (struct wire_str){ (const char *)buf + ((const uint8_t *)s.ptr - head), s.len };
+}
+
+/* The captured bytes, zero after them, go through wire_decode() with the length as
+ * sent, so that the verdict and the offsets are wire_decode()'s own. */
+enum wire_verdict wire_decode_cut(const uint8_t *buf, size_t captured, size_t sent, struct wire_log *log,
+				  unsigned int *parts)
+{
+	uint8_t head[WIRE_HDR_MAX] = { 0 };
+	size_t hdr_bytes, kept = captured < sizeof(head) ? captured : sizeof(head);
+	enum wire_verdict v;
+
+	*parts = 0;
+	if (captured <= WIRE_OFF_TYPE) {
+		memset(log, 0, sizeof(*log));
+		return WIRE_NOT_LOG;
+	}
+	memcpy(head, buf, kept);
+	v = wire_decode(head, sent < sizeof(head) ? sent : sizeof(head), log);
+	if (v != WIRE_OK && v != WIRE_NOT_LOG)
+		return v;
+	if (captured >= WIRE_OFF_FRAME_NUMBER + 4)
+		*parts |= WIRE_CUT_SEQ;
+	else
+		log->seq = 0;
+	if (v == WIRE_NOT_LOG)
+		return v;
+	hdr_bytes = (size_t)buf[WIRE_OFF_HDR_LEN] * 4;
+	log->ident = whole_name(buf, head, log->ident, captured, hdr_bytes + WIRE_LOG_OFF_IDENT + WIRE_IDENT_LEN);
+	log->subsys = whole_name(buf, head, log->subsys, captured, hdr_bytes + WIRE_LOG_OFF_SUBSYS + WIRE_SUBSYS_LEN);
+	log->file = whole_name(buf, head, log->file, captured, hdr_bytes + WIRE_LOG_OFF_FILE + WIRE_FILE_LEN);
+	if (captured < hdr_bytes + WIRE_LOG_OFF_LINE + 4)
+		log->line = 0;
+	if (captured >= hdr_bytes + WIRE_LOG_OFF_IDENT + WIRE_IDENT_LEN)
+		*parts |= WIRE_CUT_IDENT;
+	/* the level is the last of the time, the ident, the pid and the level */
+	if (captured > hdr_bytes + WIRE_LOG_OFF_LEVEL)
+		*parts |= WIRE_CUT_LINE;
+	else
+		log->sec = log->usec = log->pid = log->level = 0;
+	log->text = (struct wire_str){ NULL, 0 };
+	if (captured > hdr_bytes + WIRE_LOG_HDR_LEN)
+		log->text = (struct wire_str){ (const char *)buf + hdr_bytes + WIRE_LOG_HDR_LEN,
+					       captured - hdr_bytes - WIRE_LOG_HDR_LEN };
+	return v;
+}
+
 const char *wire_verdict_name(enum wire_verdict v)
 {
 	static const char *const names[WIRE_VERDICT_COUNT] = {

@@ -103,6 +103,24 @@ void wire_encode_prefix(uint8_t out[WIRE_PREFIX_LEN], const struct wire_log *log
  *  \returns the verdict */
 enum wire_verdict wire_decode(const uint8_t *buf, size_t len, struct wire_log *log);
 
+/*! What wire_decode_cut() found among the bytes a capture kept. */
+enum wire_cut_parts {
+	WIRE_CUT_SEQ = 1,	/*!< frame_number: the sequence can be accounted */
+	WIRE_CUT_IDENT = 2,	/*!< the whole ident: the sender is known */
+	WIRE_CUT_LINE = 4,	/*!< the sender's time, the pid and the level: the line can be timed */
+};
+
+/*! Decode the first \a captured bytes of a datagram of \a sent bytes whose rest a
+ *  capture's snap length cut off, as Wireshark's dissector reads a cut frame.  The
+ *  verdict is wire_decode()'s for the datagram as sent, as far as the captured bytes
+ *  tell (WIRE_NOT_LOG when they end before its type: nothing to tell but that it
+ *  came).  A field whose bytes were not all captured is zero or empty, never a
+ *  part of itself; the text is what was captured of it; *\a parts says which of
+ *  enum wire_cut_parts are there.
+ *  \returns the verdict */
+enum wire_verdict wire_decode_cut(const uint8_t *buf, size_t captured, size_t sent, struct wire_log *log,
+				  unsigned int *parts);
+
 /*! Whether the sender cut the text: libosmocore (and libgsmtaplog) send at most
  *  WIRE_TEXT_MAX bytes and then make the last one a NUL. */
 static inline int wire_text_cut(const struct wire_log *log)

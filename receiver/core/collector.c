@@ -18,10 +18,9 @@ struct collector {
 	struct input *inputs[COLLECTOR_INPUTS_MAX];
 	struct output *outputs[COLLECTOR_OUTPUTS_MAX];
 	size_t n_inputs, n_outputs;
-	uint64_t received, denied, rate_limited, redelivered, given_up;
-	uint64_t recorded;		/*!< handed to the outputs */
+	struct collector_tally *tally;	/*!< &own, or collector_keep_tally()'s */
+	struct collector_tally own;
 	uint64_t packets_limit;		/*!< -c; UINT64_MAX for none, which recorded never meets */
-	uint64_t after_stop;
 	time_t now;
 };
 
@@ -32,6 +31,7 @@ struct collector *collector_new(size_t max_streams, const struct access *access)
 	if (!c)
 		return NULL;
 	c->access = access;
+	c->tally = &c->own;
 	c->now = time(NULL);
 	c->packets_limit = UINT64_MAX;
 	c->streams = streams_new(max_streams);
@@ -42,7 +42,15 @@ struct collector *collector_new(size_t max_streams, const struct access *access)
 		free(c);
 		return NULL;
 	}
+	streams_keep_totals(c->streams, &c->own.streams);
 	return c;
+}
+
+void collector_keep_tally(struct collector *c, struct collector_tally *where)
+{
+	*where = *c->tally;
+	c->tally = where;
+	streams_keep_totals(c->streams, &where->streams);
 }
 
 int collector_add_input(struct collector *c, struct input *in)
@@ -88,40 +96,41 @@ static bool hold(struct collector *c, const struct rx_stored *st, bool *late)
 	if (held_has(c->held, st->seq))
 		return false;
 	*late = held_behind(c->held, st->seq);
-	c->given_up += held_add(c->held, st->seq);
+	c->tally->given_up += held_add(c->held, st->seq);
 	return true;
 }
 
 void collector_take_cb(void *ctx, const struct rx_record *r)
 {
 	struct collector *c = ctx;
+	struct collector_tally *t = c->tally;
 	const struct sockaddr *src = (const struct sockaddr *)&r->src;
 	struct wire_log log;
 	enum wire_verdict v;
 	struct stream *s;
 	bool late = false;
 
-	if (__builtin_expect(c->recorded == c->packets_limit, 0)) {
-		c->after_stop++;
+	if (__builtin_expect(t->recorded == c->packets_limit, 0)) {
+		t->after_stop++;
 		return;
 	}
-	c->received++;
+	t->received++;
 	if (r->stored && !hold(c, r->stored, &late)) {
-		c->redelivered++;
+		t->redelivered++;
 		return;
 	}
 	if (!access_allowed(c->access, src)) {
-		c->denied++;
+		t->denied++;
 		return;
 	}
 	v = wire_decode(r->data, r->len, &log);
 	s = streams_account(c->streams, src, r->origin, v, &log, &r->rx_time, late);
 	if (!access_within_rate(c->access, &s->rate_tat, &r->rx_time)) {
 		s->rate_limited++;
-		c->rate_limited++;
+		t->rate_limited++;
 		return;
 	}
-	c->recorded++;
+	t->recorded++;
 	for (size_t i = 0; i < c->n_outputs; i++)
 		c->outputs[i]->ops->add(c->outputs[i], r, v, &log, c->now);
 }
@@ -153,7 +162,7 @@ void collector_set_packets_limit(struct collector *c, uint64_t packets)
 
 bool collector_stopped(const struct collector *c)
 {
-	if (c->recorded == c->packets_limit)
+	if (c->tally->recorded == c->packets_limit)
 		return true;
 	for (size_t i = 0; i < c->n_outputs; i++) {
 		struct output_stats st;
@@ -211,17 +220,19 @@ int collector_reopen(struct collector *c)
 
 void collector_counts(const struct collector *c, struct collector_counts *out)
 {
+	const struct collector_tally *t = c->tally;
+
 	*out = (struct collector_counts){
-		.received = c->received,
-		.denied = c->denied,
-		.rate_limited = c->rate_limited,
+		.received = t->received,
+		.denied = t->denied,
+		.rate_limited = t->rate_limited,
+		.streams = t->streams,
 		.streams_held = streams_count(c->streams),
 		.streams_evicted = streams_evicted(c->streams),
-		.after_stop = c->after_stop,
-		.redelivered = c->redelivered,
-		.given_up = c->given_up,
+		.after_stop = t->after_stop,
+		.redelivered = t->redelivered,
+		.given_up = t->given_up,
 	};
-	streams_totals(c->streams, &out->streams);
 	for (size_t i = 0; i < c->n_inputs; i++) {
 		struct input_stats st;
 

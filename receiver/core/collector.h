@@ -40,6 +40,24 @@ struct collector_counts {
 				     should they come, they are not written */
 };
 
+/*!
+ * The counts the collector keeps as each datagram passes.  They are one block
+ * that its owner may place (streams_keep_totals() too): a --workers worker puts
+ * it in memory its parent shares, so that what the worker counted outlives it,
+ * up to its last datagram, and the parent can reckon a dead worker's figures
+ * exactly (workers.c).
+ */
+struct collector_tally {
+	uint64_t received;	/*!< as in collector_counts */
+	uint64_t denied;
+	uint64_t rate_limited;
+	uint64_t redelivered;
+	uint64_t given_up;
+	uint64_t after_stop;
+	uint64_t recorded;	/*!< handed to the outputs */
+	struct stream_counts streams;	/*!< over every stream ever seen */
+};
+
 /*! Everything the collector did not keep, for the summary's dropped=. */
 static inline uint64_t collector_dropped(const struct collector_counts *c)
 {
@@ -49,6 +67,9 @@ static inline uint64_t collector_dropped(const struct collector_counts *c)
 /*! An empty collector with room for \a max_streams senders, recording what \a access
  *  allows (kept by pointer; it must outlive the collector).  \returns NULL with errno */
 struct collector *collector_new(size_t max_streams, const struct access *access);
+
+/*! Keep the collector's tally at \a where from now on; what it counted so far moves there. */
+void collector_keep_tally(struct collector *c, struct collector_tally *where);
 
 /*! Hand an opened input or output to the collector, which closes it.  Outputs get
  *  every record in the order they were added; the first is the main one.

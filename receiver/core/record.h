@@ -27,6 +27,8 @@ struct rx_record {
 	struct sockaddr_storage dst;	/*!< the address and port it was sent to; the same family as src */
 	const uint8_t *data;		/*!< UDP payload; valid until the input's next batch */
 	size_t len;			/*!< bytes at data */
+	size_t sent_len;		/*!< its length as sent when a capture's snap length cut it to len
+					     bytes (decode_keep_cut()), else 0 or len */
 	const char *origin;		/*!< the collector that received it (a broker's edge), NULL: this one */
 	const struct rx_stored *stored;	/*!< NULL but for a record a broker stores (and may deliver again) */
 };

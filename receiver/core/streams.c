@@ -42,6 +42,7 @@ struct slot {
 	uint32_t chain;			/* next slot in that chain */
 	struct link link[NLISTS];
 	uint8_t ident_len;		/* a wire_str may hold NULs: strlen(s.ident) is not this */
+	bool known_held;		/* s.seq.held came through streams_know(): never counted here */
 };
 
 struct streams {
@@ -53,7 +54,8 @@ struct streams {
 	uint64_t sip_key[2];		/* random, so that no one can aim at a chain */
 	uint64_t next_index;
 	uint64_t evicted;
-	struct stream_counts gone;	/* counts of evicted streams */
+	struct stream_counts *sum;	/* over every stream ever seen: &own_sum, or streams_keep_totals()'s */
+	struct stream_counts own_sum;
 };
 
 #define ROTL(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
@@ -168,14 +170,17 @@ static void list_unlink(struct streams *st, int l, uint32_t i)
 		list->tail = k->prev;
 }
 
-static void counts_add(struct stream_counts *to, const struct stream_counts *c)
+/* What one datagram changed in its stream, into the sum; a count may also go
+ * down (a late arrival fills a gap), which unsigned arithmetic carries. */
+static void counts_step(struct stream_counts *sum, const struct stream_counts *before,
+			const struct stream_counts *after)
 {
-	to->received += c->received;
-	to->lost += c->lost;
-	to->reordered += c->reordered;
-	to->duplicates += c->duplicates;
-	to->restarts += c->restarts;
-	to->malformed += c->malformed;
+	sum->received += after->received - before->received;
+	sum->lost += after->lost - before->lost;
+	sum->reordered += after->reordered - before->reordered;
+	sum->duplicates += after->duplicates - before->duplicates;
+	sum->restarts += after->restarts - before->restarts;
+	sum->malformed += after->malformed - before->malformed;
 }
 
 struct streams *streams_new(size_t cap)
@@ -202,6 +207,7 @@ struct streams *streams_new(size_t cap)
 	memset(st->buckets, 0xff, buckets * sizeof(*st->buckets));
 	st->mask = buckets - 1;
 	st->cap = cap;
+	st->sum = &st->own_sum;
 	for (int l = 0; l < NLISTS; l++)
 		st->list[l] = (struct list){ NIL, NIL };
 	return st;
@@ -237,7 +243,6 @@ static uint32_t evict(struct streams *st)
 	*p = v->chain;
 	for (int l = 0; l < NLISTS; l++)
 		list_unlink(st, l, i);
-	counts_add(&st->gone, &v->s.counts);
 	st->evicted++;
 	return i;
 }
@@ -277,13 +282,27 @@ static struct slot *lookup(struct streams *st, const struct sockaddr *src, const
 	return n;
 }
 
-static void count_seq(struct stream *s, enum seq_event ev, uint32_t lost)
+/* Count one step's verdicts (seq.h): what it takes back first, then its own. */
+static void count_seq(struct stream_counts *c, const struct seq_result *r)
 {
-	struct stream_counts *c = &s->counts;
-
-	switch (ev) {
+	switch (r->retract) {
+	case SEQ_FILLED:
+		c->lost++;
+		/* fall through */
+	case SEQ_LATE:
+		c->reordered--;
+		c->restarts++;
+		break;
+	case SEQ_DUPLICATE:
+		c->duplicates--;
+		c->restarts++;
+		break;
+	default:
+		break;
+	}
+	switch (r->event) {
 	case SEQ_NEXT:
-		c->lost += lost;
+		c->lost += r->lost;
 		break;
 	case SEQ_FILLED:
 		/* It was counted lost in the gap it left, unless the gap was in what an
@@ -301,7 +320,7 @@ static void count_seq(struct stream *s, enum seq_event ev, uint32_t lost)
 	case SEQ_RESTART:
 		c->restarts++;
 		break;
-	case SEQ_FIRST:
+	default:
 		break;
 	}
 }
@@ -323,49 +342,79 @@ static bool keep_ident(struct slot *n, const struct wire_log *log)
 	return same;
 }
 
+static void account(struct slot *n, enum wire_verdict verdict, const struct wire_log *log,
+		    const struct timespec *now, bool late)
+{
+	bool same_sender;
+
+	n->s.step = (struct seq_result){ .event = SEQ_NONE };
+	n->s.counts.received++;
+	n->s.last_seen = *now;
+	if (verdict == WIRE_NOT_LOG)
+		return;	/* its frame_number is a GSM frame number, not ours */
+	if (verdict != WIRE_OK) {
+		n->s.counts.malformed++;
+		return;
+	}
+	same_sender = keep_ident(n, log);
+	if (!log->seq)
+		return;
+	if (late)
+		seq_step_again(&n->s.seq, log->seq, same_sender, true, &n->s.step);
+	else
+		seq_step(&n->s.seq, log->seq, same_sender, &n->s.step);
+	/* A restart at a number an earlier run recorded is that run's to count. */
+	if (n->known_held)
+		n->s.step.retract = SEQ_NONE;
+	n->known_held = false;
+	count_seq(&n->s.counts, &n->s.step);
+}
+
 struct stream *streams_account(struct streams *st, const struct sockaddr *src, const char *origin,
 			       enum wire_verdict verdict, const struct wire_log *log, const struct timespec *now,
 			       bool late)
 {
 	struct slot *n = lookup(st, src, origin);
-	enum seq_event ev;
-	bool same_sender;
-	uint32_t lost;
+	struct stream_counts before = n->s.counts;
 
-	n->s.counts.received++;
-	n->s.last_seen = *now;
-	if (verdict == WIRE_NOT_LOG)
-		return &n->s;	/* its frame_number is a GSM frame number, not ours */
-	if (verdict != WIRE_OK) {
-		n->s.counts.malformed++;
-		return &n->s;
-	}
-	same_sender = keep_ident(n, log);
-	if (!log->seq)
-		return &n->s;
-	ev = late ? seq_step_again(&n->s.seq, log->seq, same_sender, true, &lost) :
-	     seq_step(&n->s.seq, log->seq, same_sender, &lost);
-	count_seq(&n->s, ev, lost);
+	account(n, verdict, log, now, late);
+	counts_step(st->sum, &before, &n->s.counts);
 	return &n->s;
+}
+
+const struct stream *streams_find(struct streams *st, const struct sockaddr *src)
+{
+	size_t size;
+	struct stream_key k = make_key(st, src, NULL, &size);
+
+	for (uint32_t i = *chain_of(st, &k); i != NIL; i = st->slots[i].chain)
+		if (same_key(&st->slots[i].key, &k))
+			return &st->slots[i].s;
+	return NULL;
 }
 
 void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verdict verdict,
 		  const struct wire_log *log)
 {
 	struct slot *n;
-	uint32_t lost;
+	struct seq_result r;
 
 	if (verdict != WIRE_OK || !log->seq)
 		return;
 	n = lookup(st, src, NULL);
-	seq_step(&n->s.seq, log->seq, keep_ident(n, log), &lost);
+	seq_step(&n->s.seq, log->seq, keep_ident(n, log), &r);
+	n->known_held = r.held;
 }
 
 void streams_totals(const struct streams *st, struct stream_counts *out)
 {
-	*out = st->gone;
-	for (size_t i = 0; i < st->count; i++)
-		counts_add(out, &st->slots[i].s.counts);
+	*out = *st->sum;
+}
+
+void streams_keep_totals(struct streams *st, struct stream_counts *where)
+{
+	*where = *st->sum;
+	st->sum = where;
 }
 
 uint64_t streams_evicted(const struct streams *st)

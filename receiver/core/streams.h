@@ -11,13 +11,12 @@
 #include "seq.h"
 #include "wire.h"
 
-
 /*! Counters of one stream or of all of them. */
 struct stream_counts {
 	uint64_t received;	/*!< datagrams seen, well-formed or not */
 	uint64_t lost;		/*!< sequence numbers never seen (gaps minus late arrivals) */
 	uint64_t reordered;	/*!< arrived after a higher sequence number */
-	uint64_t duplicates;	/*!< same sequence number as the one before */
+	uint64_t duplicates;	/*!< a sequence number that had arrived already */
 	uint64_t restarts;	/*!< the sequence started again (sender reopened) */
 	uint64_t malformed;	/*!< not a decodable GSMTAP datagram */
 };
@@ -34,6 +33,7 @@ struct stream {
 	uint64_t index;			/*!< 1, 2, ... in order of first appearance; never reused */
 	struct stream_counts counts;
 	struct seq_state seq;		/*!< sequence accounting; seq.last is the highest seen, 0 before the first */
+	struct seq_result step;		/*!< what the last datagram's number was (event SEQ_NONE: it had none) */
 	char ident[WIRE_IDENT_LEN + 1];	/*!< last ident seen, for reports */
 	uint32_t pid;			/*!< last pid seen */
 	struct timespec last_seen;
@@ -59,14 +59,24 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src, c
 			       enum wire_verdict verdict, const struct wire_log *log, const struct timespec *now,
 			       bool late);
 
+/*! The stream of \a src received here (no origin), or NULL when the table holds
+ *  none; nothing changes (for a datagram a capture cut before its ident: it is
+ *  taken to be the same sender's). */
+const struct stream *streams_find(struct streams *st, const struct sockaddr *src);
+
 /*! Learn a datagram that an earlier run recorded (read back from its files): its
  *  stream's sequence moves on as if it had arrived, and no count changes, so that
  *  the same datagram delivered again is known as a repeat. */
 void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verdict verdict,
 		  const struct wire_log *log);
 
-/*! Sum over every stream ever seen, evicted ones included. */
+/*! Sum over every stream ever seen, evicted ones included; kept as datagrams are
+ *  counted, so that it costs nothing to ask. */
 void streams_totals(const struct streams *st, struct stream_counts *out);
+
+/*! Keep that sum at \a where from now on (what it holds moves there): memory that
+ *  another process shares, so that it outlives this one. */
+void streams_keep_totals(struct streams *st, struct stream_counts *where);
 
 /*! Streams evicted to make room, and streams currently held. */
 uint64_t streams_evicted(const struct streams *st);

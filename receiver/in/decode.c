@@ -11,8 +11,6 @@
 #include "decode.h"
 #include "frame.h"
 
-/* Link types one file may mix (pcapng interfaces); a filter is compiled for each. */
-#define LINKTYPES_MAX	8
 #define IPV6_HDR_LEN	40
 #define IPV4_HDR_LEN	20
 
@@ -28,46 +26,68 @@ struct compiled {
 
 struct decode {
 	char *filter;
+	bool keep_cut;			/*!< deliver datagrams the snap length cut (decode_keep_cut()) */
 	struct reasm *reasm;		/*!< taken at the first fragment: most captures have none */
 	uint64_t unreassembled;		/*!< fragments that found no memory to wait in */
 	struct decode_stats st;
-	struct compiled by_dlt[LINKTYPES_MAX];
-	size_t n_dlt;
-	struct compiled *raw;		/*!< the filter for reassembled datagrams */
+	/* One filter per link type met, as many as the file mixes (pcapng
+	 * interfaces): at most one per 16-bit LINKTYPE_ value. */
+	struct compiled *by_dlt;
+	size_t n_dlt, cap_dlt, last_dlt;	/*!< last_dlt: the one used last, looked at first */
+	struct compiled raw;		/*!< the filter for reassembled datagrams */
 	char why[PCAP_ERRBUF_SIZE];	/*!< libpcap's words for the last failed compile */
 	char error[PCAP_ERRBUF_SIZE + 128];
 	uint8_t packet[IPV6_HDR_LEN + 65536];	/*!< a reassembled datagram as raw IP, for the filter */
 };
 
-/* Compile the filter for one link type; libpcap needs a handle of that type. */
-static struct compiled *compiled_for(struct decode *d, int dlt)
+/* Compile \a filter for one link type into \a c; libpcap needs a handle of that type.
+ * \returns -ENOMEM when there is no handle; else c->ok says whether it applies, and
+ * d->why, when not, why not. */
+static int compile(struct decode *d, const char *filter, int dlt, struct compiled *c)
+{
+	pcap_t *dead = pcap_open_dead(dlt, 65535);
+
+	*c = (struct compiled){ .dlt = dlt };
+	if (!dead)
+		return -ENOMEM;
+	c->ok = pcap_compile(dead, &c->prog, filter, 1, PCAP_NETMASK_UNKNOWN) == 0;
+	if (!c->ok)
+		snprintf(d->why, sizeof(d->why), "%s", pcap_geterr(dead));
+	pcap_close(dead);
+	return 0;
+}
+
+/* The filter for link type \a dlt, compiled the first time it is met.
+ * \returns NULL when memory ran out (d->error says so) */
+static const struct compiled *compiled_for(struct decode *d, int dlt)
 {
 	struct compiled *c;
-	pcap_t *dead;
 
-	for (size_t i = 0; i < d->n_dlt; i++)
-		if (d->by_dlt[i].dlt == dlt)
+	if (d->n_dlt && d->by_dlt[d->last_dlt].dlt == dlt)
+		return &d->by_dlt[d->last_dlt];
+	for (size_t i = 0; i < d->n_dlt; i++) {
+		if (d->by_dlt[i].dlt == dlt) {
+			d->last_dlt = i;
 			return &d->by_dlt[i];
-	if (d->n_dlt == LINKTYPES_MAX) {
-		snprintf(d->error, sizeof(d->error), "more than %d link types in one input", LINKTYPES_MAX);
-		return NULL;
+		}
 	}
-	c = &d->by_dlt[d->n_dlt++];
-	c->dlt = dlt;
-	dead = pcap_open_dead(dlt, 65535);
-	if (!dead) {
-		snprintf(d->error, sizeof(d->error), "out of memory");
-		return c;
+	if (d->n_dlt == d->cap_dlt) {
+		size_t cap = d->cap_dlt ? 2 * d->cap_dlt : 4;
+
+		c = reallocarray(d->by_dlt, cap, sizeof(*c));
+		if (!c)
+			goto oom;
+		d->by_dlt = c;
+		d->cap_dlt = cap;
 	}
-	c->ok = pcap_compile(dead, &c->prog, d->filter, 1, PCAP_NETMASK_UNKNOWN) == 0;
-	if (!c->ok) {
-		snprintf(d->why, sizeof(d->why), "%s", pcap_geterr(dead));
-		snprintf(d->error, sizeof(d->error), "capture filter '%s' does not apply to link type %s: %s",
-			 d->filter, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?",
-			 d->why);
-	}
-	pcap_close(dead);
+	c = &d->by_dlt[d->n_dlt];
+	if (compile(d, d->filter, dlt, c))
+		goto oom;
+	d->last_dlt = d->n_dlt++;
 	return c;
+oom:
+	snprintf(d->error, sizeof(d->error), "out of memory");
+	return NULL;
 }
 
 static bool passes(const struct compiled *c, const uint8_t *pkt, size_t len)
@@ -80,6 +100,7 @@ static bool passes(const struct compiled *c, const uint8_t *pkt, size_t len)
 struct decode *decode_new(const char *filter, char *err, size_t errlen)
 {
 	struct decode *d = calloc(1, sizeof(*d));
+	const struct compiled *ether;
 
 	if (!d || !(d->filter = strdup(filter))) {
 		snprintf(err, errlen, "out of memory");
@@ -87,21 +108,19 @@ struct decode *decode_new(const char *filter, char *err, size_t errlen)
 		return NULL;
 	}
 	/* Ethernet takes every filter primitive, so this is the syntax check. */
-	if (!compiled_for(d, DLT_EN10MB)->ok) {
-		snprintf(err, errlen, "bad capture filter '%s': %s", filter, d->why);
+	ether = compiled_for(d, DLT_EN10MB);
+	if (!ether || !ether->ok) {
+		snprintf(err, errlen, ether ? "bad capture filter '%s': %s" : "out of memory", filter, d->why);
 		decode_free(d);
 		return NULL;
 	}
 	/* A filter about the link layer cannot judge a reassembled datagram;
 	 * the default one does then. */
-	d->raw = compiled_for(d, DLT_RAW);
-	if (!d->raw->ok) {
-		char *user = d->filter;
-
-		d->filter = (char *)DECODE_FILTER_DEFAULT;
-		d->n_dlt--;
-		d->raw = compiled_for(d, DLT_RAW);
-		d->filter = user;
+	if (compile(d, filter, DLT_RAW, &d->raw) ||
+	    (!d->raw.ok && compile(d, DECODE_FILTER_DEFAULT, DLT_RAW, &d->raw))) {
+		snprintf(err, errlen, "out of memory");
+		decode_free(d);
+		return NULL;
 	}
 	return d;
 }
@@ -146,7 +165,9 @@ static size_t as_raw_ip(struct decode *d, const struct frame_fragment *f, const 
 static int deliver(struct decode *d, uint64_t ts_ns, struct rx_record *r, enum frame_result res,
 		   rx_deliver_cb cb, void *ctx)
 {
-	if (res == FRAME_TRUNCATED) {
+	if (res == FRAME_CUT && d->keep_cut)
+		d->st.cut++;
+	else if (res != FRAME_UDP) {
 		d->st.truncated++;
 		return 0;
 	}
@@ -170,7 +191,7 @@ static int fragment(struct decode *d, uint64_t ts_ns, const struct frame_fragmen
 	reasm_expire(d->reasm, ts_ns);
 	if (reasm_add(d->reasm, f, ts_ns, &payload, &len) != 1)
 		return 0;
-	if (!d->raw->ok || !passes(d->raw, d->packet, as_raw_ip(d, f, payload, len)))
+	if (!d->raw.ok || !passes(&d->raw, d->packet, as_raw_ip(d, f, payload, len)))
 		return 0;
 	return deliver(d, ts_ns, &r, frame_udp(f->family, f->src, f->dst, payload, len, &r), cb, ctx);
 }
@@ -186,10 +207,18 @@ int decode_frame(struct decode *d, int dlt, uint64_t ts_ns, const uint8_t *frame
 	if (res != FRAME_FRAGMENT && !prefiltered) {
 		const struct compiled *c = compiled_for(d, dlt);
 
-		if (!c || !c->ok)
-			return -EINVAL;
-		if (!passes(c, frame, caplen))
+		if (!c)
+			return -ENOMEM;
+		if (!c->ok) {
+			/* An NFLOG or USB interface beside the one we want: read on. */
+			if (!d->st.unfilterable++)
+				d->st.unfilterable_dlt = dlt;
 			return 0;
+		}
+		if (!passes(c, frame, caplen)) {
+			d->st.unmatched++;
+			return 0;
+		}
 	}
 	d->st.frames++;
 	switch (res) {
@@ -201,6 +230,11 @@ int decode_frame(struct decode *d, int dlt, uint64_t ts_ns, const uint8_t *frame
 	default:
 		return deliver(d, ts_ns, &r, res, cb, ctx);
 	}
+}
+
+void decode_keep_cut(struct decode *d)
+{
+	d->keep_cut = true;
 }
 
 void decode_finish(struct decode *d)
@@ -227,11 +261,55 @@ size_t decode_figures(const struct decode *d, char *buf, size_t room)
 	int n;
 
 	decode_stats(d, &st);
-	n = snprintf(buf, room, " frames=%llu not_udp=%llu truncated=%llu fragments=%llu reassembled=%llu incomplete=%llu",
-		     (unsigned long long)st.frames, (unsigned long long)st.not_udp,
+	n = snprintf(buf, room, " frames=%llu unmatched=%llu unfilterable=%llu not_udp=%llu truncated=%llu "
+		     "fragments=%llu reassembled=%llu incomplete=%llu",
+		     (unsigned long long)st.frames, (unsigned long long)st.unmatched,
+		     (unsigned long long)st.unfilterable, (unsigned long long)st.not_udp,
 		     (unsigned long long)st.truncated, (unsigned long long)st.frag.fragments,
 		     (unsigned long long)st.frag.reassembled, (unsigned long long)st.frag.incomplete);
 	return n < 0 ? 0 : (size_t)n < room ? (size_t)n : room - 1;
+}
+
+size_t decode_unread_words(const struct decode_stats *st, const char *filter, char *buf, size_t room)
+{
+	const char *name = pcap_datalink_val_to_name(st->unfilterable_dlt);
+	char type[64];
+	size_t n = 0;
+	int k;
+
+	if (room)
+		buf[0] = '\0';
+	if (st->unmatched) {
+		k = snprintf(buf, room, "%llu frame%s did not match \"%s\" (-f sets the filter)",
+			     (unsigned long long)st->unmatched, st->unmatched == 1 ? "" : "s", filter);
+		n = k < 0 ? 0 : (size_t)k < room ? (size_t)k : room - 1;
+	}
+	if (st->unfilterable) {
+		if (name)
+			snprintf(type, sizeof(type), "%s (%d)", name, st->unfilterable_dlt);
+		else
+			snprintf(type, sizeof(type), "%d", st->unfilterable_dlt);
+		k = snprintf(buf + n, room - n, "%s%llu frame%s of link type %s, which the capture filter "
+			     "cannot apply to, %s skipped", n ? "; " : "", (unsigned long long)st->unfilterable,
+			     st->unfilterable == 1 ? "" : "s", type, st->unfilterable == 1 ? "was" : "were");
+		n += k < 0 ? 0 : (size_t)k < room - n ? (size_t)k : room - n - 1;
+	}
+	return n;
+}
+
+void decode_stats_add(struct decode_stats *sum, const struct decode_stats *add)
+{
+	if (!sum->unfilterable)
+		sum->unfilterable_dlt = add->unfilterable_dlt;
+	sum->frames += add->frames;
+	sum->unmatched += add->unmatched;
+	sum->unfilterable += add->unfilterable;
+	sum->not_udp += add->not_udp;
+	sum->truncated += add->truncated;
+	sum->cut += add->cut;
+	sum->frag.fragments += add->frag.fragments;
+	sum->frag.reassembled += add->frag.reassembled;
+	sum->frag.incomplete += add->frag.incomplete;
 }
 
 const char *decode_error(const struct decode *d)
@@ -246,6 +324,9 @@ void decode_free(struct decode *d)
 	for (size_t i = 0; i < d->n_dlt; i++)
 		if (d->by_dlt[i].ok)
 			pcap_freecode(&d->by_dlt[i].prog);
+	if (d->raw.ok)
+		pcap_freecode(&d->raw.prog);
+	free(d->by_dlt);
 	reasm_free(d->reasm);
 	free(d->filter);
 	free(d);

@@ -29,7 +29,8 @@ static uint32_t get_be32(const uint8_t *p)
 }
 
 /* The UDP header at udp (len bytes captured, ip_payload bytes according to IP).
- * The UDP length field wins over trailing link padding (Ethernet minimum frames). */
+ * The UDP length field wins over trailing link padding (Ethernet minimum frames);
+ * a datagram that IP says is longer than what was captured was cut by the snap length. */
 static enum frame_result udp_payload(const uint8_t *udp, size_t len, size_t ip_payload,
 				     struct rx_record *r)
 {
@@ -38,10 +39,15 @@ static enum frame_result udp_payload(const uint8_t *udp, size_t len, size_t ip_p
 	if (len < UDP_HDR_LEN || ip_payload < UDP_HDR_LEN)
 		return FRAME_TRUNCATED;
 	udp_len = get_be16(udp + 4);
-	if (udp_len < UDP_HDR_LEN || udp_len > ip_payload || udp_len > len)
+	if (udp_len < UDP_HDR_LEN || udp_len > ip_payload)
 		return FRAME_TRUNCATED;
 	r->data = udp + UDP_HDR_LEN;
-	r->len = udp_len - UDP_HDR_LEN;
+	r->sent_len = udp_len - UDP_HDR_LEN;
+	if (udp_len > len) {
+		r->len = len - UDP_HDR_LEN;
+		return FRAME_CUT;
+	}
+	r->len = r->sent_len;
 	return FRAME_UDP;
 }
 

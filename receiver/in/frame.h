@@ -13,7 +13,8 @@ enum frame_result {
 	FRAME_UDP = 0,		/*!< a whole UDP datagram */
 	FRAME_FRAGMENT,		/*!< an IPv4 or IPv6 fragment of a UDP datagram: reassemble it */
 	FRAME_NOT_UDP,		/*!< another protocol, an unknown link type */
-	FRAME_TRUNCATED,	/*!< a header or the UDP payload goes past the captured bytes */
+	FRAME_TRUNCATED,	/*!< a header goes past the captured bytes, or a length is impossible */
+	FRAME_CUT,		/*!< a UDP datagram the snap length cut: r->len of its r->sent_len bytes */
 };
 
 /*! One IP fragment, pointing into the frame. */
@@ -29,7 +30,8 @@ struct frame_fragment {
 
 /*! Parse \a frame of libpcap link type \a dlt (Ethernet with VLAN tags, Linux
  *  cooked v1/v2, raw IP, BSD null/loop) down to UDP over IPv4 or IPv6.  On
- *  FRAME_UDP fills r->src, r->dst, r->data and r->len (pointing into \a frame);
+ *  FRAME_UDP and FRAME_CUT fills r->src, r->dst, r->data, r->len and r->sent_len
+ *  (pointing into \a frame);
  *  on FRAME_FRAGMENT fills \a frag.  r->rx_time is left to the caller.  Every
  *  length is checked against \a caplen. */
 enum frame_result frame_decode(int dlt, const uint8_t *frame, size_t caplen, struct rx_record *r,

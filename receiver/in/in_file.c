@@ -1,4 +1,4 @@
-/* in_file.c: the offline input (-r): a pcap or pcapng file, a FIFO or standard input, converted packet by packet, damage reported. */
+/* in_file.c: the offline input (-r): a pcap or pcapng file (gzip or zstd compressed too), a FIFO or standard input, converted packet by packet, damage reported. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
@@ -10,68 +10,53 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capstream.h"
 #include "decode.h"
 #include "input.h"
 #include "pcapread.h"
 
 /* Packets handed over per read, so that a big file does not starve signals. */
 #define FILE_BATCH	256
-/* Bytes asked of the file at once. */
-#define FILE_CHUNK	(256 * 1024)
 
 struct in_file {
 	struct input in;
 	int fd;				/*!< the file; in.fd is it too unless it is a regular file */
+	struct capstream *src;		/*!< its bytes, decompressed when they are compressed */
 	struct pcapread rd;
 	struct decode *decode;
-	uint8_t *buf;
-	size_t cap;			/*!< bytes allocated at buf */
-	size_t start, len;		/*!< bytes not parsed yet: buf[start .. start + len) */
-	bool eof;			/*!< read() said there is no more */
+	bool eof;			/*!< the source said there is no more */
 	bool ended;			/*!< INPUT_END was returned */
 	bool failed;
+	bool damaged;			/*!< it failed on damage (not on having nothing to convert) */
 	uint64_t delivered;
 	char filter[256];		/*!< as the user gave it, for the start-up line */
 	char error[INPUT_ERR_MAX];
 };
 
-/* Make room for \a need unparsed bytes at the start of the buffer. */
-static int make_room(struct in_file *f, size_t need)
+/* What the filter read past, said at the end; a file that held packets and gave
+ * no datagram at all fails, so that a wrong port or filter is not an empty success. */
+static void say_unread(struct in_file *f)
 {
-	if (f->start) {
-		memmove(f->buf, f->buf + f->start, f->len);
-		f->start = 0;
-	}
-	if (need + FILE_CHUNK > f->cap) {
-		size_t cap = need + FILE_CHUNK;
-		uint8_t *b = realloc(f->buf, cap);
+	struct decode_stats st;
+	size_t n = strlen(f->error);
+	char words[INPUT_ERR_MAX];
 
-		if (!b)
-			return -ENOMEM;
-		f->buf = b;
-		f->cap = cap;
+	decode_stats(f->decode, &st);
+	if (!decode_unread_words(&st, f->filter, words, sizeof(words)) && (f->delivered || !f->rd.packets))
+		return;
+	if (!f->delivered && f->rd.packets && !f->failed) {
+		f->failed = true;
+		n += (size_t)snprintf(f->error + n, sizeof(f->error) - n, "%s: nothing converted from %llu packets%s",
+				      f->in.name, (unsigned long long)f->rd.packets, words[0] ? ": " : "");
+	} else {
+		n += (size_t)snprintf(f->error + n, sizeof(f->error) - n, "%s%s: ", n ? "; " : "", f->in.name);
 	}
-	return 0;
+	if (n < sizeof(f->error))
+		snprintf(f->error + n, sizeof(f->error) - n, "%s", words);
 }
 
-/* Read more of the file.  \returns bytes read, 0 at its end, -EAGAIN when a
- * pipe has nothing yet, or another -errno */
-static ssize_t fill(struct in_file *f, size_t need)
-{
-	ssize_t n;
-
-	if (make_room(f, need))
-		return -ENOMEM;
-	do
-		n = read(f->fd, f->buf + f->len, f->cap - f->len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	f->len += n;
-	return n;
-}
-
-/* The input ends: damage, if any, is said once and the input fails. */
+/* The input ends: damage, if any, is said once and the input fails; then
+ * what was read past. */
 static int end(struct in_file *f, int delivered, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int end(struct in_file *f, int delivered, const char *fmt, ...)
 {
@@ -82,10 +67,11 @@ static int end(struct in_file *f, int delivered, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(f->error + n, sizeof(f->error) - n, fmt, ap);
 		va_end(ap);
-		f->failed = true;
+		f->failed = f->damaged = true;
 	}
 	f->ended = true;
 	decode_finish(f->decode);
+	say_unread(f);
 	return delivered ? delivered : INPUT_END;
 }
 
@@ -98,14 +84,14 @@ static int file_read(struct input *in, rx_deliver_cb cb, void *ctx)
 		return INPUT_END;
 	for (int taken = 0; taken < FILE_BATCH;) {
 		struct pcapread_packet pkt;
-		size_t used;
+		size_t used, avail;
+		const uint8_t *data = capstream_data(f->src, &avail);
 		ssize_t n;
 		int rc;
 
-		switch (pcapread_next(&f->rd, f->buf + f->start, f->len, &used, &pkt)) {
+		switch (pcapread_next(&f->rd, data, avail, &used, &pkt)) {
 		case PCAPREAD_PACKET:
-			f->start += used;
-			f->len -= used;
+			capstream_take(f->src, used);
 			taken++;
 			rc = decode_frame(f->decode, pcapread_dlt(pkt.linktype), pkt.ts_ns, pkt.data, pkt.caplen,
 					  false, cb, ctx);
@@ -115,8 +101,7 @@ static int file_read(struct input *in, rx_deliver_cb cb, void *ctx)
 			f->delivered += rc;
 			continue;
 		case PCAPREAD_OTHER:
-			f->start += used;
-			f->len -= used;
+			capstream_take(f->src, used);
 			continue;
 		case PCAPREAD_BAD:
 			return end(f, delivered, "damaged after %llu packets: %s",
@@ -124,16 +109,17 @@ static int file_read(struct input *in, rx_deliver_cb cb, void *ctx)
 		case PCAPREAD_MORE:
 			break;
 		}
-		if (f->eof && !f->len)
+		if (f->eof && !avail)
 			return end(f, delivered, NULL);
 		if (f->eof)
 			return end(f, delivered, "cut short after %llu packets: its last record needs %zu bytes, "
-				   "%zu are there", (unsigned long long)f->rd.packets, used, f->len);
-		n = fill(f, used);
+				   "%zu are there", (unsigned long long)f->rd.packets, used, avail);
+		n = capstream_fill(f->src, used);
 		if (n == -EAGAIN)
 			break;		/* a pipe: the loop waits for more */
 		if (n < 0)
-			return end(f, delivered, "%s", strerror((int)-n));
+			return end(f, delivered, "after %llu packets: %s", (unsigned long long)f->rd.packets,
+				   capstream_error(f->src));
 		f->eof = n == 0;
 	}
 	return delivered;
@@ -165,7 +151,7 @@ static void file_figures(const struct input *in, char *buf, size_t room)
 	size_t n = decode_figures(f->decode, buf, room);
 
 	snprintf(buf + n, room - n, " sections=%llu%s", (unsigned long long)f->rd.sections,
-		 f->failed ? " damaged=1" : "");
+		 f->damaged ? " damaged=1" : "");
 }
 
 static const char *file_error(const struct input *in)
@@ -185,7 +171,8 @@ static void file_close(struct input *in)
 	if (f->fd > STDIN_FILENO)
 		close(f->fd);
 	decode_free(f->decode);
-	free(f->buf);
+	capstream_free(f->src);
+	pcapread_free(&f->rd);
 	free(f);
 }
 
@@ -221,25 +208,28 @@ static int open_source(const char *path)
 }
 
 /* A regular file is checked at once, so that a file that is not a capture is
- * a start-up error, as it is for libpcap's readers. */
+ * a start-up error, as it is for libpcap's readers; the bytes read for that
+ * stay in the window for the first read. */
 static int check_start(struct in_file *f, char *err)
 {
-	uint8_t head[4];
-	size_t used;
+	size_t used, avail;
 	struct pcapread probe = { 0 };
 	struct pcapread_packet pkt;
-	ssize_t n = pread(f->fd, head, sizeof(head), 0);
+	ssize_t n = capstream_fill(f->src, UNZIP_MAGIC_LEN);
+	const uint8_t *head = capstream_data(f->src, &avail);
+	enum unzip_format zf = capstream_format(f->src);
 
 	if (n < 0) {
-		snprintf(err, INPUT_ERR_MAX, "cannot read %s: %s", f->in.name, strerror(errno));
+		snprintf(err, INPUT_ERR_MAX, "cannot read %s: %s", f->in.name, capstream_error(f->src));
 		return -1;
 	}
 	if (n == 0) {
 		snprintf(err, INPUT_ERR_MAX, "cannot read %s: the file is empty", f->in.name);
 		return -1;
 	}
-	if (pcapread_next(&probe, head, n, &used, &pkt) == PCAPREAD_BAD) {
-		snprintf(err, INPUT_ERR_MAX, "cannot read %s: %s", f->in.name, probe.why);
+	if (pcapread_next(&probe, head, avail, &used, &pkt) == PCAPREAD_BAD) {
+		snprintf(err, INPUT_ERR_MAX, "cannot read %s: %s%s%s%s", f->in.name, probe.why,
+			 zf ? " (inside its " : "", zf ? unzip_format_name(zf) : "", zf ? " compression)" : "");
 		return -1;
 	}
 	return 0;
@@ -267,6 +257,11 @@ struct input *in_file_open(const char *path, const struct input_config *cfg, cha
 		snprintf(err, INPUT_ERR_MAX, "cannot read %s: it is a directory", f->in.name);
 		goto fail;
 	}
+	f->src = capstream_from_fd(f->fd);
+	if (!f->src) {
+		snprintf(err, INPUT_ERR_MAX, "out of memory");
+		goto fail;
+	}
 	if (S_ISREG(sb.st_mode) && check_start(f, err))
 		goto fail;
 	if (!S_ISREG(sb.st_mode))
@@ -274,17 +269,11 @@ struct input *in_file_open(const char *path, const struct input_config *cfg, cha
 	f->decode = decode_new(cfg->filter, err, INPUT_ERR_MAX);
 	if (!f->decode)
 		goto fail;
-	f->cap = FILE_CHUNK;
-	f->buf = malloc(f->cap);
-	if (!f->buf) {
-		snprintf(err, INPUT_ERR_MAX, "out of memory");
-		decode_free(f->decode);
-		goto fail;
-	}
 	return &f->in;
 fail:
 	if (f->fd > STDIN_FILENO)
 		close(f->fd);
+	capstream_free(f->src);
 	free(f);
 	errno = EINVAL;
 	return NULL;

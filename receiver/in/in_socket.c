@@ -37,7 +37,8 @@ struct in_socket {
 	char sharer[ADDR_TEXT_MAX];		/*!< another socket on the port when passed, or "" */
 	int last_error;
 	struct sockaddr_storage local;		/*!< bound address; the port fills in pktinfo dsts */
-	uint64_t delivered;
+	uint64_t *delivered;			/*!< &own_delivered, or keep_count()'s */
+	uint64_t own_delivered;
 	uint32_t ovfl_seen;			/*!< last SO_RXQ_OVFL value */
 	uint64_t drops;				/*!< drops accumulated across 32-bit wraps */
 	uint32_t queue_peak;			/*!< most bytes queued at a refresh */
@@ -152,6 +153,7 @@ static int socket_read(struct input *in, rx_deliver_cb cb, void *ctx)
 		s->last_error = errno;
 		return -errno;
 	}
+	*s->delivered += n;
 	for (int i = 0; i < n; i++) {
 		struct msghdr *mh = &s->msgs[i].msg_hdr;
 		struct rx_record r = { .data = s->iovs[i].iov_base, .len = s->msgs[i].msg_len };
@@ -166,8 +168,15 @@ static int socket_read(struct input *in, rx_deliver_cb cb, void *ctx)
 		mh->msg_namelen = sizeof(s->srcs[i]);
 		mh->msg_controllen = CONTROL_LEN;
 	}
-	s->delivered += n;
 	return n;
+}
+
+static void socket_keep_count(struct input *in, uint64_t *where)
+{
+	struct in_socket *s = (struct in_socket *)in;
+
+	*where = *s->delivered;
+	s->delivered = where;
 }
 
 /* SO_MEMINFO: the drop counter and how much the queue holds now. */
@@ -192,7 +201,7 @@ static void socket_stats(const struct input *in, struct input_stats *out)
 {
 	const struct in_socket *s = (const struct in_socket *)in;
 
-	*out = (struct input_stats){ .delivered = s->delivered, .kernel_drops = s->drops,
+	*out = (struct input_stats){ .delivered = *s->delivered, .kernel_drops = s->drops,
 				     .queue_peak = s->queue_peak, .buffer = (uint64_t)s->rcvbuf };
 }
 
@@ -232,6 +241,7 @@ static const struct input_ops socket_ops = {
 	.kind = "socket",
 	.read = socket_read,
 	.refresh = socket_refresh,
+	.keep_count = socket_keep_count,
 	.stats = socket_stats,
 	.describe = socket_describe,
 	.figures = socket_figures,
@@ -261,6 +271,7 @@ static struct in_socket *socket_new(const char *name, int fd)
 
 	if (s) {
 		s->in = (struct input){ .ops = &socket_ops, .fd = fd, .live = true, .resumes = SOCKET_RESUMES };
+		s->delivered = &s->own_delivered;
 		snprintf(s->in.name, sizeof(s->in.name), "%s", name);
 	}
 	return s;

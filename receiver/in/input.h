@@ -38,12 +38,18 @@ struct input_ops {
 	/*! Sample what the kernel keeps (drops after the last datagram, whether a
 	 *  captured interface still exists); called every turn.  May be NULL. */
 	void (*refresh)(struct input *in);
+	/*! Count delivered datagrams at \a where from now on (memory another process
+	 *  shares, what was counted moves there), each batch as soon as it is taken
+	 *  from the source, before any of it is delivered: a process that dies with a
+	 *  batch in hand leaves it counted.  May be NULL. */
+	void (*keep_count)(struct input *in, uint64_t *where);
 	void (*stats)(const struct input *in, struct input_stats *out);
 	/*! What it does, for the start-up line: "listening on [::]:4729 (receive buffer N bytes)". */
 	void (*describe)(const struct input *in, char *buf, size_t room);
 	/*! Its own figures for the summary line, " key=value" each. */
 	void (*figures)(const struct input *in, char *buf, size_t room);
-	/*! Why the last read failed, in words (the loop prints it once per failure). */
+	/*! Why the last read failed, in words (the loop prints it once per failure);
+	 *  at INPUT_END also what a file read past (frames its filter did not take). */
 	const char *(*error)(const struct input *in);
 	/*! What changed that the operator has to know (a broker's consumer gone and made
 	 *  again), once: the daemon says it each turn it is not NULL.  May be NULL. */

@@ -54,8 +54,10 @@ static uint64_t walk(struct part *p, struct held_mark *m, bool *marked, rx_deliv
 		struct rx_record r = { 0 };
 		struct rx_stored stored;
 
-		if (res != PCAPREAD_PACKET && res != PCAPREAD_OTHER)
+		if (res != PCAPREAD_PACKET && res != PCAPREAD_OTHER) {
+			pcapread_free(&rd);
 			return n;
+		}
 		off += used;
 		if (res != PCAPREAD_PACKET)
 			continue;

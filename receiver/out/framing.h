@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,5 +23,8 @@ struct framing {
 	 *  not end in it gets one before anything is appended, so that a last line
 	 *  someone else left unfinished stays theirs. */
 	uint8_t record_end;
+	/*! Each record is one datagram the output was given (pcapng), not a line that
+	 *  several may make or none (text). */
+	bool datagram_records;
 	void *ctx;
 };

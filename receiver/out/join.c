@@ -60,6 +60,20 @@ static bool same_sender(const struct pending *p, const struct rx_record *r, cons
 	return p->used && p->log.pid == log->pid && len && !memcmp(&p->r.src, &r->src, len);
 }
 
+static bool same_str(struct wire_str a, struct wire_str b)
+{
+	return a.len == b.len && (!a.len || !memcmp(a.ptr, b.ptr, a.len));
+}
+
+/* libosmocore 1.7 sends each LOGPC piece with the level, subsystem and file of
+ * the LOGP it continues, and the source line of its own call (the reference
+ * capture: RSL NOTICE lines 39, 40, 41).  A piece of another level or
+ * subsystem is a new message after a line logged without a newline. */
+static bool continues(const struct pending *p, const struct wire_log *log)
+{
+	return p->log.level == log->level && same_str(p->log.subsys, log->subsys);
+}
+
 static struct pending *find(struct join *j, const struct rx_record *r, const struct wire_log *log)
 {
 	for (size_t i = 0; j->n_used && i < JOIN_SLOTS; i++)
@@ -117,6 +131,11 @@ void join_add(struct join *j, const struct rx_record *r, const struct wire_log *
 		return;
 	}
 	p = find(j, r, log);
+	if (p && !continues(p, log)) {
+		/* what waited was a whole message: it goes out with its own level and line */
+		release(j, p, true);
+		p = NULL;
+	}
 	if (!p) {
 		if (ends || log->text.len > JOIN_TEXT_MAX)
 			emit(j, r, log, wire_text_cut(log));

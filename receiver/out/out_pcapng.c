@@ -204,7 +204,8 @@ struct output *out_pcapng_open(struct output_request *req, const struct ring_opt
 {
 	struct out_pcapng *p = calloc(1, sizeof(*p));
 	const struct framing fmt = {
-		.header_cb = header_cb, .trailer_cb = trailer_cb, .recover_cb = recover_pcapng, .ctx = p,
+		.header_cb = header_cb, .trailer_cb = trailer_cb, .recover_cb = recover_pcapng,
+		.datagram_records = true, .ctx = p,
 	};
 
 	if (!p)

@@ -13,6 +13,7 @@
 
 struct collector;
 struct nats_config;
+struct ring_ledger;
 
 /*! What an output kept and what it could not. */
 struct output_stats {
@@ -88,6 +89,7 @@ struct output_request {
 	bool colour;		/*!< text: ANSI colours by level (standard output on a terminal) */
 	bool json;		/*!< text: JSON lines (--text-format json) */
 	const struct nats_config *nats;	/*!< nats: the cluster and what to publish there */
+	struct ring_ledger *ledger;	/*!< a file output's figures go there (ring.h); NULL: its own */
 	char error[256];	/*!< why output_open() failed, when errno cannot say it (a broker's answer) */
 	/* filled by output_prepare(), taken over by output_open() */
 	char *dir;		/*!< the directory part of path */

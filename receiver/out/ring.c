@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>		/* snprintf only: the ring writes through fds and never prints */
 #include <stdlib.h>
@@ -49,7 +50,8 @@ struct ring {
 	bool hdr_pending;		/*!< frame[0..hdr_len) is still to be written */
 	size_t hdr_len;
 
-	struct output_stats st;
+	struct ring_ledger *led;	/*!< its figures: opts.ledger, or own */
+	struct ring_ledger own;
 	uint8_t frame[FRAMING_MAX];	/*!< the header, or a trailer being written */
 };
 
@@ -167,13 +169,41 @@ static int open_cur(struct ring *r)
 
 /* A write or an open failed: count the records it cost (0 for a header or
  * trailer), and start an episode if this ends a good spell. */
+static void count_failure(struct output_stats *st, int err, uint64_t records)
+{
+	st->lost += records;
+	if (!st->failing)
+		st->episodes++;
+	st->failing = true;
+	st->last_error = err;
+}
+
 static void note_failure(struct ring *r, int err, size_t records)
 {
-	r->st.lost += records;
-	if (!r->st.failing)
-		r->st.episodes++;
-	r->st.failing = true;
-	r->st.last_error = err;
+	count_failure(&r->led->st, err, records);
+}
+
+/* The ledger marks the batch being written, so that when the process dies in the
+ * middle ring_settle() knows what to look for.  The fences keep the compiler from
+ * moving the mark across the figures: a process killed between two stores leaves
+ * exactly what it stored before. */
+static void begin_batch(struct ring *r, size_t len, size_t records)
+{
+	struct ring_ledger *l = r->led;
+
+	l->before = l->st;
+	l->from = r->size;
+	l->len = len;
+	l->records = records;
+	atomic_signal_fence(memory_order_seq_cst);
+	l->writing = true;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static void end_batch(struct ring *r)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	r->led->writing = false;
 }
 
 /* Append buf whole or not at all: on any failure the file is cut back to its
@@ -201,7 +231,7 @@ static int append(struct ring *r, const void *buf, size_t len)
 		return -err;
 	}
 	r->size += len;
-	r->st.bytes += len;
+	r->led->st.bytes += len;
 	return 0;
 }
 
@@ -260,11 +290,14 @@ static int start_file(struct ring *r, time_t now)
 	}
 	r->fd = fd;
 	r->size = sb.st_size;
+	snprintf(r->led->file, sizeof(r->led->file), "%s", r->cur);
+	r->led->dev = sb.st_dev;
+	r->led->ino = sb.st_ino;
 	r->opened = now;
 	r->file_records = 0;
 	if (r->size && r->fmt.record_end)
 		end_last_record(r);
-	r->st.files++;
+	r->led->st.files++;
 	if (r->numbered) {
 		char *s = slot(r);
 
@@ -339,8 +372,8 @@ static bool must_stop(const struct ring *r, size_t len, bool rotating)
 
 static int refuse(struct ring *r, size_t records)
 {
-	r->st.stopped = true;
-	r->st.after_stop += records;
+	r->led->st.stopped = true;
+	r->led->st.after_stop += records;
 	return -ECANCELED;
 }
 
@@ -375,6 +408,9 @@ struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, 
 	r->opts.path = r->path;
 	if (fmt)
 		r->fmt = *fmt;
+	r->led = opts->ledger ? opts->ledger : &r->own;
+	r->led->used = true;
+	r->led->datagrams = r->fmt.datagram_records;
 	r->numbered = opts->filesize || opts->duration || opts->files || opts->interval || opts->packets;
 	r->prefix_len = ext_offset(r->path);
 	if (!r->numbered)
@@ -382,7 +418,7 @@ struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, 
 	r->fd = -1;
 
 	if (start_file(r, now) < 0) {
-		int err = r->st.last_error;
+		int err = r->led->st.last_error;
 
 		free(r);
 		errno = err;
@@ -419,7 +455,7 @@ int ring_write(struct ring *r, const void *buf, size_t len, size_t records, time
 	int rc = 0;
 	bool rotate;
 
-	if (r->st.stopped)
+	if (r->led->st.stopped)
 		return refuse(r, records);
 	rotate = r->fd >= 0 && must_rotate(r, len, records, now);
 	if (must_stop(r, len, rotate))
@@ -430,25 +466,29 @@ int ring_write(struct ring *r, const void *buf, size_t len, size_t records, time
 		rc = start_file(r, now);
 	if (!rc && r->hdr_pending)
 		rc = write_header(r);
-	if (!rc)
+	if (!rc) {
+		begin_batch(r, len, records);
 		rc = append(r, buf, len);
+	}
 	if (rc < 0) {
 		note_failure(r, -rc, records);
+		end_batch(r);
 		return rc;
 	}
 	r->file_records += records;
-	r->st.written += records;
-	r->st.failing = false;
+	r->led->st.written += records;
+	r->led->st.failing = false;
+	end_batch(r);
 	return 0;
 }
 
 void ring_tick(struct ring *r, time_t now)
 {
-	if (r->st.stopped)
+	if (r->led->st.stopped)
 		return;
 	if (r->fd >= 0 && time_over(r, now)) {
 		if (must_stop(r, 0, true)) {
-			r->st.stopped = true;
+			r->led->st.stopped = true;
 			return;
 		}
 		finish_file(r, false);
@@ -554,7 +594,7 @@ const char *ring_current(const struct ring *r)
 
 void ring_stats(const struct ring *r, struct output_stats *out)
 {
-	*out = r->st;
+	*out = r->led->st;
 }
 
 void ring_close(struct ring *r)
@@ -563,4 +603,37 @@ void ring_close(struct ring *r)
 		return;
 	finish_file(r, true);
 	free(r);
+}
+
+int ring_settle(struct ring_ledger *l, int dirfd)
+{
+	struct stat sb;
+	bool whole = false;
+	int fd, rc = 0;
+
+	if (!l->writing)
+		return 0;
+	fd = openat(dirfd, l->file, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		rc = -errno;
+	else if (fstat(fd, &sb) < 0)
+		rc = -errno;
+	else if (sb.st_dev != l->dev || sb.st_ino != l->ino)
+		rc = -ESTALE;
+	else if ((uint64_t)sb.st_size >= l->from + l->len)
+		whole = true;
+	else if ((uint64_t)sb.st_size > l->from && ftruncate(fd, l->from) < 0)
+		rc = -errno;	/* a torn block stays; the ring cuts it when it opens the file again */
+	if (fd >= 0)
+		close(fd);
+	l->st = l->before;
+	if (whole) {
+		l->st.written += l->records;
+		l->st.bytes += l->len;
+		l->st.failing = false;
+	} else {
+		count_failure(&l->st, rc < 0 ? -rc : EINTR, l->records);
+	}
+	l->writing = false;
+	return whole ? 0 : rc < 0 ? rc : 1;
 }

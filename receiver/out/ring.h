@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <limits.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -14,6 +15,27 @@
 
 /* A path that is there but is not a regular file (a FIFO, a device): errno of ring_open(). */
 #define RING_NOT_REGULAR	ENOTSUP
+
+/*!
+ * A ring's figures, kept where its owner says: a --workers worker puts them in
+ * memory its parent shares, so that they outlive the worker (kill -9 included).
+ * The ring updates them as it writes, and marks the batch it is writing, so
+ * that ring_settle() can tell afterwards whether a batch whose writer died made
+ * it into the file.  Only the ring writes them.
+ */
+struct ring_ledger {
+	struct output_stats st;		/*!< what ring_stats() says */
+	bool used;			/*!< a ring has kept its figures here */
+	bool datagrams;			/*!< each record is one datagram (framing.datagram_records) */
+	char file[NAME_MAX + 1];	/*!< the current file, in ring_opts.dirfd */
+	dev_t dev;			/*!< and its identity, for a name that now means another file */
+	ino_t ino;
+	bool writing;			/*!< a batch is being written: */
+	struct output_stats before;	/*!< the figures as they were before it */
+	uint64_t from;			/*!< the file's size before it */
+	uint64_t len;			/*!< its bytes */
+	uint64_t records;		/*!< and records */
+};
 
 /*! Where files go and when they rotate; dumpcap's -b semantics. */
 struct ring_opts {
@@ -27,6 +49,7 @@ struct ring_opts {
 	uint64_t stop_size;	/*!< -a filesize: no file passes this many bytes; writing stops instead */
 	unsigned int stop_files; /*!< -a files: writing stops instead of starting numbered file N+1 */
 	mode_t mode;		/*!< file mode before umask, normally 0666 */
+	struct ring_ledger *ledger;	/*!< where to keep its figures; NULL: in the ring */
 };
 
 struct ring;
@@ -76,3 +99,12 @@ void ring_stats(const struct ring *r, struct output_stats *out);
 
 /*! Write the trailer, close, free.  NULL is allowed. */
 void ring_close(struct ring *r);
+
+/*! The process that wrote with \a l (a ring_opts.ledger) is dead: settle the batch it
+ *  was writing, if any.  When its file, \a l->file in \a dirfd, holds the batch whole
+ *  it counts as written; otherwise whatever part of it is there is cut off, so that
+ *  no reader meets a torn block, and the batch counts as lost.  Nothing to settle: 0.
+ *  \returns 1 written, 0 lost (cut or never there), or -errno when the file cannot
+ *  be opened as the same file (renamed meanwhile): the batch is counted as lost, but
+ *  it may be in that file. */
+int ring_settle(struct ring_ledger *l, int dirfd);

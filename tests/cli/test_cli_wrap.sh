@@ -48,7 +48,7 @@ is "$(received | cut -f4,8)" "$(tsv no-such-command 'gsmtap-log:\x20no-such-comm
 # CMD waits until the collector has its first line before it goes on.
 open_sink
 run "$LOG" -P "$PORT" -- sh -c 'echo early >&2
-	for i in $(seq 200); do grep -q early "$1" && exit 0; sleep 0.05; done; exit 9' sh "$SINK_OUT"
+	for i in $(seq 1200); do grep -q early "$1" && exit 0; sleep 0.05; done; exit 9' sh "$SINK_OUT"
 is "$rc" 0 "a line is sent as soon as CMD writes it, not when CMD exits"
 stop_sink
 
@@ -76,13 +76,13 @@ run "$LOG" -P "$PORT" -- "$T/not-executable"
 is "$rc" 126 "a command that cannot be executed gives 126"
 is "$err" "gsmtap-log: $T/not-executable: Permission denied" "and says why"
 
-# A background child of CMD keeps the pipe open; gsmtap-log must not wait for it.
+# A background child of CMD keeps the pipe open for 300 s; gsmtap-log must not wait for it.
 start=$(date +%s)
-run "$LOG" -P "$PORT" -- sh -c 'sleep 30 & echo $! >"$1"; echo done >&2; exit 4' sh "$T/bg.pid"
+run "$LOG" -P "$PORT" -- sh -c 'sleep 300 & echo $! >"$1"; echo done >&2; exit 4' sh "$T/bg.pid"
 elapsed=$(($(date +%s) - start))
 kill "$(cat "$T/bg.pid")" 2>/dev/null
 is "$rc/$err" "4/done" "CMD's status and output arrive while its background child holds stderr"
-ok $((elapsed >= 10)) "gsmtap-log returns when CMD exits, not when the pipe closes (${elapsed}s)"
+ok $((elapsed >= 150)) "gsmtap-log returns when CMD exits, not when the pipe closes (${elapsed}s)"
 
 run "$LOG" -P "$PORT" -- sh -c 'yes | head -n 1 >/dev/null'
 is "$rc/$err" "0/" "CMD gets the default SIGPIPE, not the one gsmtap-log ignores"
@@ -100,9 +100,9 @@ forwarded() {
 	local pid rc=0
 
 	"$LOG" -P "$PORT" -- sh -c "trap 'echo got-$1 >&2; exit 3' $1
-		echo ready >&2; for i in \$(seq 100); do sleep 0.05; done; exit 9" >/dev/null 2>"$T/sig.err" &
+		echo ready >&2; for i in \$(seq 1200); do sleep 0.05; done; exit 9" >/dev/null 2>"$T/sig.err" &
 	pid=$!
-	for _ in $(seq 200); do
+	for _ in $(seq 1200); do
 		grep -q ready "$T/sig.err" && break
 		sleep 0.05
 	done

@@ -40,11 +40,3 @@ published() {
 	is "$((SENT + DROPPED))" "$2" "the producer: $SENT published + $DROPPED dropped = $2"
 }
 
-# wait_lines FILE N: poll up to 20 s until FILE has at least N lines.
-wait_lines() {
-	for _ in $(seq 200); do
-		[ "$(wc -l <"$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}

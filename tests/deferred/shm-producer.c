@@ -2,13 +2,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Usage: shm-producer -d SOCKET [-n LINES] [-r RATE] [-t THREADS] [-s RING] [-w FILE]
- *                     [-i IDENT] [-f HOST:PORT] [-L LEN] [-a USEC] [-k] [-p] [-m] [-S] [-F] [-c]
+ *                     [-i IDENT] [-f HOST:PORT] [-H HOST:PORT] [-L LEN] [-a USEC] [-k] [-p] [-m] [-S] [-F] [-c] [-v]
  *   -n LINES   lines per thread (default 1000; 0: until killed)
  *   -r RATE    lines per second per thread, paced by the clock (0: as fast as possible)
  *   -w FILE    the side channel: a file of one byte per line (thread 0 only), set to 1
  *              once gsmtaplog_send() returned 0 for it, i.e. after the line was
  *              published; it survives a SIGKILL, being the page cache of a file
- *   -f H:P     GSMTAPLOG_FALLBACK_DIRECT to H:P
+ *   -f H:P     GSMTAPLOG_FALLBACK_DIRECT to H:P (also the ring's destination)
+ *   -H H:P     the ring names H:P as where its drainer is to send the lines
  *   -D H:P     direct mode to H:P instead (for comparisons)
  *   -k         after the lines, wait for a drainer to hold the ring (up to 10 s)
  *   -p         wait until a drainer holds the ring before the first line (up to 10 s)
@@ -17,6 +18,8 @@
  *   -S         the threads one after another, each started once the last has ended
  *   -c         each line's text ends in " c=S.U", CLOCK_REALTIME read just before its
  *              call, to the µs, to check the time the line is given
+ *   -v         log with gsmtaplog_printf() (formatted in place) instead of gsmtaplog_send(),
+ *              the same texts; the signal handler's lines too
  *   -F         fork before the threads start: the child (sharing the sender) logs
  *              the same lines from its own threads, "ct=T" for "t=T", then exits;
  *              the parent waits for it before its last lines
@@ -53,6 +56,7 @@
 static struct {
 	bool markers;
 	bool clock_text;	/*!< -c */
+	bool printf_lines;	/*!< -v */
 	const char *thread_tag;	/*!< "t", or "ct" in a forked child */
 	pid_t tid0;		/*!< thread 0's id, which its lines carry */
 	struct gsmtaplog *log;
@@ -92,11 +96,23 @@ static void alarm_cb(int sig)
 	int saved = errno;
 	char text[32];
 	long k = atomic_fetch_add(&signal_lines, 1);
-	int n = snprintf(text, sizeof(text), "sig n=%ld", k);	/* glibc's is safe for %ld */
+	int n;
 
 	(void)sig;
-	gsmtaplog_send(cfg.log, GSMTAPLOG_NOTICE, "SIG", "shm-producer.c", 1, text, (size_t)n);
+	if (cfg.printf_lines) {
+		gsmtaplog_printf(cfg.log, GSMTAPLOG_NOTICE, "SIG", "shm-producer.c", 1, "sig n=%ld", k);
+	} else {
+		n = snprintf(text, sizeof(text), "sig n=%ld", k);	/* glibc's is safe for %ld */
+		gsmtaplog_send(cfg.log, GSMTAPLOG_NOTICE, "SIG", "shm-producer.c", 1, text, (size_t)n);
+	}
 	errno = saved;
+}
+
+static int log_line(const char *text, int len, unsigned int i)
+{
+	if (cfg.printf_lines)
+		return gsmtaplog_printf(cfg.log, GSMTAPLOG_INFO, "TEST", "shm-producer.c", i, "%.*s", len, text);
+	return gsmtaplog_send(cfg.log, GSMTAPLOG_INFO, "TEST", "shm-producer.c", i, text, (size_t)len);
 }
 
 static void *producer_cb(void *arg)
@@ -138,8 +154,7 @@ static void *producer_cb(void *arg)
 			len += snprintf(text + len, sizeof(text) - (size_t)len, " c=%lld.%06ld", (long long)now.tv_sec,
 					now.tv_nsec / 1000);
 		}
-		if (gsmtaplog_send(cfg.log, GSMTAPLOG_INFO, "TEST", "shm-producer.c", (unsigned int)i,
-				   text, (size_t)len) == 0 && t == 0 && cfg.side)
+		if (log_line(text, len, (unsigned int)i) == 0 && t == 0 && cfg.side)
 			cfg.side[i] = 1;
 	}
 	if (t == 0 && cfg.markers) {
@@ -175,7 +190,7 @@ int main(int argc, char **argv)
 	pthread_t tids[64];
 	struct timespec window[2];	/* CLOCK_REALTIME before the first line and after the last */
 
-	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:L:a:kpmSFc")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:H:L:a:kpmSFcv")) != -1) {
 		switch (opt) {
 		case 'd': o.drainer = optarg; break;
 		case 'n': cfg.lines = atol(optarg); break;
@@ -188,17 +203,18 @@ int main(int argc, char **argv)
 		case 'D':
 			o.mode = GSMTAPLOG_DIRECT;
 			/* fall through */
+		case 'H':
 		case 'f': {
 			char *colon;
 
 			snprintf(host, sizeof(host), "%s", optarg);
 			colon = strrchr(host, ':');
 			if (!colon)
-				errx(2, "-f HOST:PORT");
+				errx(2, "-%c HOST:PORT", opt);
 			*colon = '\0';
 			o.host = host;
 			o.port = colon + 1;
-			if (o.mode == GSMTAPLOG_DEFERRED)
+			if (o.mode == GSMTAPLOG_DEFERRED && opt == 'f')
 				o.flags |= GSMTAPLOG_FALLBACK_DIRECT;
 			break;
 		}
@@ -208,6 +224,7 @@ int main(int argc, char **argv)
 		case 'S': serial = true; break;
 		case 'F': fork_first = true; break;
 		case 'c': cfg.clock_text = true; break;
+		case 'v': cfg.printf_lines = true; break;
 		case 'a': alarm_us = atol(optarg); break;
 		default: errx(2, "usage: see the comment at the top of shm-producer.c");
 		}

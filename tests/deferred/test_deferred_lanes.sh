@@ -106,34 +106,71 @@ lines serial | awk '{ src[$1]++; th[$2]++ } END { print length(src), length(th),
 is "$(cat "$T/check")" "1 3 3000" "three threads one after another: one stream (each ended thread gave its lane back)"
 
 # --- more threads than lanes, and a signal handler logging ---
+# many IDENT BEFORE [-v]: MANY threads and a SIGALRM handler logging, BEFORE lines in the log already;
+# with -v each line is formatted into the ring in place (gsmtaplog_printf), where the thread's
+# own lane allows; sets SIG and AFTER (the lines in the log then).
 MANY=$((PRIVATE + 2))
-"$PRODUCER" -d "$SOCK" -n 4000 -t $MANY -r 20000 -a 100 -p -i many >"$T/p3.out" 2>/dev/null
-sig=$(sed -n 's/^signal_lines //p' "$T/p3.out")
-published "$T/p3.out" $((MANY * 4000 + sig))
-wait_lines "$T/o/log.txt" $((PRIVATE * 20000 + 3000 + MANY * 4000 + sig))
-lines many >"$T/many"
-awk '$2 != "sig" { k = $2 " " $3; n[k]++; if (n[k] == 2) dup++; if (!($2 in src)) src[$2] = $1; else if (src[$2] != $1) split_++ ;
-                   if (!(($1, $2) in pair)) { pair[$1, $2] = 1; threads[$1]++ } }
-     $2 == "sig" { s[$3]++; if (s[$3] == 2) dup++ }
-     END { shared = 0; for (x in threads) if (threads[x] == 2) shared++;
-           print length(n), length(s), dup + 0, split_ + 0, length(threads), shared }' "$T/many" >"$T/check"
-is "$(cat "$T/check")" "$((MANY * 4000)) $sig 0 0 $((PRIVATE + 1)) 1" \
-	"$MANY threads at once: each line once, $sig handler lines once, $PRIVATE lanes of their own and the last two threads sharing the first"
+many() {
+	local id=$1 how=${3:+, formatted in place}
+	"$PRODUCER" -d "$SOCK" -n 4000 -t $MANY -r 20000 -a 100 -p -i "$id" ${3:-} >"$T/$id.out" 2>/dev/null
+	SIG=$(sed -n 's/^signal_lines //p' "$T/$id.out")
+	published "$T/$id.out" $((MANY * 4000 + SIG))
+	AFTER=$(($2 + MANY * 4000 + SIG))
+	wait_lines "$T/o/log.txt" $AFTER
+	lines "$id" >"$T/$id"
+	awk '$2 != "sig" { k = $2 " " $3; n[k]++; if (n[k] == 2) dup++; if (!($2 in src)) src[$2] = $1; else if (src[$2] != $1) split_++ ;
+	                   if (!(($1, $2) in pair)) { pair[$1, $2] = 1; threads[$1]++ } }
+	     $2 == "sig" { s[$3]++; if (s[$3] == 2) dup++ }
+	     END { shared = 0; for (x in threads) if (threads[x] == 2) shared++;
+	           print length(n), length(s), dup + 0, split_ + 0, length(threads), shared }' "$T/$id" >"$T/check"
+	is "$(cat "$T/check")" "$((MANY * 4000)) $SIG 0 0 $((PRIVATE + 1)) 1" \
+		"$MANY threads at once$how: each line once, $SIG handler lines once, $PRIVATE lanes of their own and the last two threads sharing the first"
+	ok "$([ "$SIG" -gt 100 ]; echo $?)" "the handler logged $SIG lines while the threads were logging$how"
+}
+many many $((PRIVATE * 20000 + 3000))
+sig=$SIG
 is "$(seqs_contiguous)" "True $((PRIVATE + 1 + PRIVATE + 1))" \
 	"every stream in the capture is numbered 1..N without a gap, the shared lane's and those the handler wrote into too"
-ok "$([ "$sig" -gt 100 ]; echo $?)" "the handler logged $sig lines while the threads were logging"
+many manyv $AFTER -v
+sig=$((sig + SIG))
+# Each thread's texts again, from shm-producer's xorshift: t=T n=I and 'x' to a length of 1..64.
+python3 - "$T/o/log.txt" manyv >"$T/check" <<'PY'
+import sys
+bad = seen = 0
+state = {}
+for l in open(sys.argv[1]):
+	f = l.rstrip('\n').split(' ', 7)
+	if not f[2].startswith(sys.argv[2] + '[') or f[7].startswith('sig '):
+		continue
+	t, n = (int(v.split('=')[1]) for v in f[7].split(' ')[:2])
+	x, i = state.get(t, ((2463534242 + t) & 0xffffffff, 0))
+	while i <= n:
+		x ^= (x << 13) & 0xffffffff
+		x ^= x >> 17
+		x ^= (x << 5) & 0xffffffff
+		i += 1
+	state[t] = (x, i)
+	prefix = 't=%d n=%d ' % (t, n)
+	want = prefix + 'x' * (max(1 + x % 64, len(prefix)) - len(prefix))
+	bad += f[7] != want
+	seen += 1
+print(seen, bad)
+PY
+is "$(cat "$T/check")" "$((MANY * 4000)) 0" "formatted in place: every text exactly as the thread formatted it"
+is "$(seqs_contiguous)" "True $((PRIVATE + 1 + PRIVATE + 1 + PRIVATE + 1))" \
+	"formatted in place too, every stream is numbered 1..N without a gap"
 
 # --- a forked child shares the ring, not the parent's lanes ---
 "$PRODUCER" -d "$SOCK" -n 5000 -t 2 -r 50000 -F -p -i forked >"$T/p4.out" 2>/dev/null
 published "$T/p4.out" 20000
-TOTAL=$((PRIVATE * 20000 + 3000 + MANY * 4000 + sig + 20000))
+TOTAL=$((PRIVATE * 20000 + 3000 + 2 * MANY * 4000 + sig + 20000))
 wait_lines "$T/o/log.txt" $TOTAL
 lines forked | awk '{ k = $2 " " $3; if (++n[k] == 2) dup++; src[$2] = $1; if ($2 ~ /^ct/) child[$1]++; else parent[$1]++ }
 	END { for (x in child) if (x in parent) mixed++; print length(n), dup + 0, length(parent), length(child), mixed + 0,
 	      src["t=0"] != src["t=1"], src["ct=0"] == src["ct=1"] }' >"$T/check"
 is "$(cat "$T/check")" "20000 0 2 1 0 1 1" \
 	"parent and forked child, two threads each: every line once, the parent's threads in lanes of their own, the child's both in the shared one"
-is "$(seqs_contiguous)" "True $((PRIVATE + 1 + PRIVATE + 1 + 3))" "and every stream numbered 1..N without a gap"
+is "$(seqs_contiguous)" "True $((3 * (PRIVATE + 1) + 3))" "and every stream numbered 1..N without a gap"
 
 stop_logd
 is "$LOGD_STATUS" 0 "gsmtap-logd exits 0"

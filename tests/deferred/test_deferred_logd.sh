@@ -49,22 +49,39 @@ PY
 is "$(cat "$T/seqs")" "True $N" "frame_number runs 1..$N: the library's sequence, unchanged by the ring"
 
 # --- the hot path: no system call, no allocation ---
-strace -f -o "$T/trace" "$PRODUCER" -d "$SOCK" -n 1000 -p -m -i traced >"$T/p2.out" 2>/dev/null
-tid=$(grep 'getppid()' "$T/trace" | head -n 1 | awk '{ print $1 }')
-sed -n "/^$tid .*getppid()/,/^$tid .*getppid()/p" "$T/trace" | grep "^$tid " | sed '1d;$d' >"$T/region"
-is "$(grep -c 'getppid()' "$T/trace")" 2 "strace sees the two markers around 1000 deferred lines"
+# -ff: a file per thread (DIR/t.TID), so that no other thread's calls cut one of its
+# lines in two (the "<unfinished ...>" and "resumed>" halves strace writes otherwise).
+# traced_region DIR OUT ARGS...: run the producer under strace; DIR/region gets the
+# marking thread's calls between its two getppid() markers, DIR/markers their count.
+traced_region() {
+	local dir=$1 out=$2 marked
+	shift 2
+	mkdir "$dir"
+	strace -f -ff -o "$dir/t" "$PRODUCER" "$@" >"$out" 2>/dev/null
+	marked=$(grep -l '^getppid()' "$dir"/t.*)
+	wc -w <<<"$marked" >"$dir/threads"
+	cat $marked /dev/null | grep -c '^getppid()' >"$dir/markers"
+	sed -n '/^getppid()/,/^getppid()/p' $marked /dev/null | sed '1d;$d' >"$dir/region"
+}
+traced_region "$T/trace" "$T/p2.out" -d "$SOCK" -n 1000 -p -m -i traced
+is "$(cat "$T/trace/threads")" 1 "one thread made the markers"
+is "$(cat "$T/trace/markers")" 2 "strace sees the two markers around 1000 deferred lines"
 # A thread's first line asks for its id once (gettid, then cached), as in direct mode.
-is "$(grep -c 'gettid()' "$T/region")" 1 "the logging thread's one gettid, for the id cached per thread"
-is "$(grep -vc 'gettid()' "$T/region")" 0 "and no other system call in 1000 lines (no futex, write or sendmsg)"
+is "$(grep -c 'gettid()' "$T/trace/region")" 1 "the logging thread's one gettid, for the id cached per thread"
+is "$(grep -vc 'gettid()' "$T/trace/region")" 0 "and no other system call in 1000 lines (no futex, write or sendmsg)"
 is "$(sed -n 's/^mallocs //p' "$T/p2.out")" 0 "and no heap allocation"
 is "$(stat "$T/p2.out" sent)" 1000 "all 1000 were published"
+# The same, each line formatted into the ring in place (gsmtaplog_printf).
+traced_region "$T/tracev" "$T/p2v.out" -d "$SOCK" -n 1000 -p -m -v -i tracedv
+is "$(cat "$T/tracev/markers"):$(grep -vc 'gettid()' "$T/tracev/region"):$(sed -n 's/^mallocs //p' "$T/p2v.out"):$(stat "$T/p2v.out" sent)" "2:0:0:1000" \
+	"formatted in place: no system call but the one gettid, no heap allocation, all 1000 published"
 
 # --- two rings at once ---
 "$PRODUCER" -d "$SOCK" -n 5000 -p -i left >"$T/l.out" 2>/dev/null &
 LEFT_PID=$!
 "$PRODUCER" -d "$SOCK" -n 7000 -p -i right >"$T/r.out" 2>/dev/null
 wait $LEFT_PID
-wait_lines "$T/o/log.txt" $((N + 1000 + 12000))
+wait_lines "$T/o/log.txt" $((N + 2000 + 12000))
 summary_after_usr1
 left=$(grep -o 'src=127.0.0.1:[0-9]* ident=left' "$T/logd.err" | tail -n 1 | sed 's/src=//;s/ ident.*//')
 right=$(grep -o 'src=127.0.0.1:[0-9]* ident=right' "$T/logd.err" | tail -n 1 | sed 's/src=//;s/ ident.*//')

@@ -1,9 +1,11 @@
 /* test_shmring.c: the ring's contract: layout, numbering, room, wrap, pending and abandoned slots, corrupt records, and four producers against one reader. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include <gsmtaplog/gsmtaplog.h>
 
@@ -43,11 +45,14 @@ static uint32_t put(struct shmring_producer *p, const char *subsys, const char *
 	struct shmring_rec rec;
 
 	if (own_lane)
-		shmring_reserve_own(p, SHMRING_REC_LEN + sl + fl + text_len, &c);
+		shmring_claim_own(p, SHMRING_REC_LEN + sl + fl + text_len, &c);
 	else
 		shmring_reserve(p, SHMRING_REC_LEN + sl + fl + text_len, &c);
-	if (!c.rec)
+	if (!c.rec) {
+		if (own_lane)
+			shmring_commit_own(p, &c, 0);	/* numbered, counted as dropped */
 		return 0;
+	}
 	rec = (struct shmring_rec){ .seq = seq_number(c.line), .pid = 7, .sec = 1000, .usec = 999999,
 				    .line = 77, .text_len = (uint16_t)text_len, .level = 3,
 				    .subsys_len = (uint8_t)sl, .file_len = (uint8_t)fl };
@@ -55,7 +60,9 @@ static uint32_t put(struct shmring_producer *p, const char *subsys, const char *
 	memcpy(c.rec + SHMRING_REC_LEN, subsys, sl);
 	memcpy(c.rec + SHMRING_REC_LEN + sl, file, fl);
 	memset(c.rec + SHMRING_REC_LEN + sl + fl, fill, text_len);
-	if (publish)
+	if (own_lane)
+		shmring_commit_own(p, &c, (uint32_t)(SHMRING_REC_LEN + sl + fl + text_len));	/* publishes */
+	else if (publish)
 		shmring_publish(p, &c);
 	return seq_number(c.line);
 }
@@ -299,6 +306,91 @@ static void test_refusals(void)
 	is_int(shmring_read(&r, &(struct shmring_line){ 0 }, false), SHMRING_BROKEN, "a head past the ring's slots breaks it");
 }
 
+/* A line formatted straight into a thread's own lane: room is claimed for the
+ * longest text, the record is committed with the bytes it has, and the next
+ * line follows right after those; a claim never committed leaves no trace. */
+static void test_claim_commit(void)
+{
+	const uint32_t longest = SHMRING_REC_LEN + 1 + 1 + 4097, used = SHMRING_REC_LEN + 1 + 1 + 10;
+	struct shmring_producer p;
+	struct shmring_reader r;
+	struct shmring_line line;
+	struct shmring_claim c;
+	struct shmring_header *h;
+
+	layout = SHMRING_PACKED;
+	fresh(&p, &r);
+	h = mem;
+	shmring_claim_own(&p, longest, &c);
+	ok(c.rec != NULL && c.line == 0, "a claim of the longest record has room, numbered 0");
+	is_int(h->head[0], 0, "before its commit the ring is unchanged: no line numbered ...");
+	is_int(h->head[1], 0, "... and nothing reserved");
+	memcpy(c.rec, &(struct shmring_rec){ .seq = 1, .text_len = 10, .subsys_len = 1, .file_len = 1 },
+	       SHMRING_REC_LEN);
+	memcpy(c.rec + SHMRING_REC_LEN, "Sf0123456789", 12);
+	shmring_commit_own(&p, &c, used);
+	is_int(h->head[0], 1, "committed: one line");
+	is_int(h->head[1] >> 32, shmring_units(used, &p.geo), "the data used are the committed record's, not the claim's");
+	shmring_claim_own(&p, longest, &c);
+	is_int(c.line, 1, "a claim given up (a thread killed while formatting) ...");
+	shmring_claim_own(&p, used, &c);
+	is_int(c.line, 1, "... leaves no trace: the next claim gets the same number");
+	is_int(c.pos, shmring_units(used, &p.geo), "and the place right after the first record");
+	memcpy(c.rec, &(struct shmring_rec){ .seq = 2, .text_len = 10, .subsys_len = 1, .file_len = 1 },
+	       SHMRING_REC_LEN);
+	memcpy(c.rec + SHMRING_REC_LEN, "Tgabcdefghij", 12);
+	shmring_commit_own(&p, &c, used);
+	ok(shmring_read(&r, &line, false) == SHMRING_LINE && line.rec.seq == 1 && !memcmp(line.text, "0123456789", 10),
+	   "the reader takes line 1 with its text");
+	ok(shmring_read(&r, &line, false) == SHMRING_LINE && line.rec.seq == 2 && !memcmp(line.text, "abcdefghij", 10),
+	   "and line 2 right after it");
+	is_int(shmring_read(&r, &line, false), SHMRING_EMPTY, "then nothing");
+	is_int(r.cur.corrupt + r.cur.abandoned, 0, "nothing corrupt or abandoned");
+	layout = 0;
+}
+
+/* Version 3: where the lines go, as numbers; checked at attach. */
+static void test_dest(void)
+{
+	struct sockaddr_in6 v6 = { .sin6_family = AF_INET6, .sin6_port = htons(4729), .sin6_scope_id = 3 };
+	struct sockaddr_in v4 = { .sin_family = AF_INET, .sin_port = htons(4729) };
+	struct sockaddr_storage ss;
+	struct shmring_producer p;
+	struct shmring_reader r;
+	struct shmring_header *h;
+	struct shmring_dest d;
+
+	inet_pton(AF_INET, "192.0.2.10", &v4.sin_addr);
+	inet_pton(AF_INET6, "fe80::1", &v6.sin6_addr);
+	is_int(shmring_dest_from(&d, (struct sockaddr *)&v4, sizeof(v4)), 0, "an IPv4 address is a destination");
+	ok(d.kind == SHMRING_DEST_IPV4 && d.port == 4729 && !memcmp(d.addr, &v4.sin_addr, 4), "kind 4, port, address");
+	is_int(shmring_dest_to(&d, &ss), sizeof(v4), "and back");
+	ok(!memcmp(&ss, &v4, sizeof(v4)), "to the same socket address");
+	is_int(shmring_dest_from(&d, (struct sockaddr *)&v6, sizeof(v6)), 0, "an IPv6 address is one");
+	is_int(shmring_dest_to(&d, &ss), sizeof(v6), "and back");
+	ok(!memcmp(&ss, &v6, sizeof(v6)), "with its scope");
+	is_int(shmring_dest_from(&d, (struct sockaddr *)&(struct sockaddr_un){ .sun_family = AF_UNIX },
+				 sizeof(struct sockaddr_un)), -EAFNOSUPPORT, "a Unix socket is not");
+	is_int(shmring_dest_to(&d, &ss), 0, "NONE has no socket address");
+
+	fresh(&p, NULL);
+	h = mem;
+	ok(shmring_attach(&r, mem, mem_len) == SHMRING_OK && r.dest.kind == SHMRING_DEST_NONE,
+	   "a ring without a destination: NONE");
+	shmring_dest_from(&h->dest, (struct sockaddr *)&v4, sizeof(v4));
+	ok(shmring_attach(&r, mem, mem_len) == SHMRING_OK && r.dest.kind == SHMRING_DEST_IPV4 &&
+	   r.dest.port == 4729, "version 3: the drainer reads the ring's destination");
+	h->version = 2;
+	ok(shmring_attach(&r, mem, mem_len) == SHMRING_OK && r.dest.kind == SHMRING_DEST_NONE,
+	   "version 2 has none, whatever the page holds");
+	h->version = SHMRING_VERSION;
+	h->dest.port = 0;
+	is_int(shmring_attach(&r, mem, mem_len), SHMRING_BAD_DEST, "an address without a port is refused");
+	h->dest.port = 4729;
+	h->dest.kind = 5;
+	is_int(shmring_attach(&r, mem, mem_len), SHMRING_BAD_DEST, "an unknown kind is refused");
+}
+
 static void test_wrap_of_numbers(void)
 {
 	struct shmring_producer p;
@@ -370,6 +462,8 @@ int main(void)
 	test_pending();
 	test_corrupt();
 	test_refusals();
+	test_claim_commit();
+	test_dest();
 	test_wrap_of_numbers();
 	test_threads();
 	free(mem);

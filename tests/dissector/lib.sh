@@ -48,6 +48,11 @@ ts_without -G plugins 2>/dev/null | grep -q gsmtaplog &&
 frames() {
 	ts_with -r "$1" -Y "$2" -T fields -e frame.number 2>/dev/null | paste -sd' '
 }
+# frames2 FILE FILTER: the same in two passes, where a frame whose sequence
+# number was held (wire/seq.h, rule 5) shows what the frame after it made of it.
+frames2() {
+	ts_with -2 -r "$1" -Y "$2" -T fields -e frame.number 2>/dev/null | paste -sd' '
+}
 
 # tree_rows FILE [tshark options]: "-z gsmtaplog,tree" as "INDENTNAME=COUNT
 # AVERAGE MIN MAX PERCENT" lines, "." for an empty column.  Names are padded

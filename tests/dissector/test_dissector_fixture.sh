@@ -36,24 +36,34 @@ done <<'TABLE'
 18,2,,,,,|short log header: stream only
 19,3,1,0,,0.000100000,0.000000000|IPv6 sender is stream 3
 20,3,2,0,0.000100000,0.000100000,0.000000000|IPv6 delta
-21,1,1,0,0.003900000,0.000100000,0.000000000|seq 1 again: restart, nothing lost
-22,1,2,0,0.000010000,0.000100000,0.000000000|new ident on the same port: restart
+21,1,1,0,0.003900000,0.000100000,0.000000000|seq 1 again: held, nothing lost, a late line's delta
+22,1,2,0,0.000010000,0.000100000,0.000000000|goes on from 21, so 21 was a restart: the delta is from 21
 23,2,,,,,|version 3: stream only
+24,1,3,0,0.000190000,0.000100000,0.000000000|new ident on the same port: restart at once
 TABLE
-is "$(wc -l <<<"$got")" 23 "23 frames, no more"
+is "$(wc -l <<<"$got")" 24 "24 frames, no more"
 
-# Each expert info on exactly the frames the fixture put it on.
+# Each expert info on exactly the frames the fixture put it on, as two passes
+# (and the GUI) show them.
 while read -r expert want; do
-	is "$(frames "$FIXTURE" "gsmtaplog.expert.$expert")" "$want" "expert $expert on frames $want"
+	is "$(frames2 "$FIXTURE" "gsmtaplog.expert.$expert")" "$want" "expert $expert on frames $want"
 done <<'TABLE'
 lost 8 9
 reordered 10
 duplicate 15
-restart 21 22
+restart 21 24
 clock_back 13 16
 truncated 12
 malformed 17 18 23
 TABLE
+# One pass prints frame 21 before frame 22 shows what it is: a duplicate then,
+# and frame 22 says where the restart was.
+is "$(frames "$FIXTURE" gsmtaplog.expert.duplicate)" "15 21" "one pass: frame 21 is what it looks like alone, a duplicate"
+is "$(frames "$FIXTURE" gsmtaplog.expert.restart)" "24" "one pass: the restart on frame 21 is not shown there"
+is "$(ts_with -r "$FIXTURE" -Y gsmtaplog.restart_at -T fields -e frame.number -e gsmtaplog.restart_at 2>/dev/null)" \
+	"22	21" "frame 22 says the restart was at frame 21, in one pass"
+is "$(ts_with -2 -r "$FIXTURE" -Y gsmtaplog.restart_at -T fields -e frame.number -e gsmtaplog.restart_at 2>/dev/null)" \
+	"22	21" "and in two"
 is "$(ts_with -r "$FIXTURE" -Y 'frame.number == 8' -T fields -e _ws.expert.message 2>/dev/null)" \
 	"2 datagrams of this stream lost before this one" "the lost expert says how many"
 is "$(ts_with -r "$FIXTURE" -Y 'frame.number == 17' -T fields -e gsmtaplog.expert.malformed -e _ws.expert.message 2>/dev/null | sed 's/.*,//')" \
@@ -64,10 +74,13 @@ is "$(frames "$FIXTURE" 'gsmtaplog.lost > 0')" "8 9" "filter gsmtaplog.lost > 0"
 is "$(frames "$FIXTURE" 'gsmtaplog.delay_excess > 0.001')" "10 13 14 15 16" "filter on delay_excess"
 is "$(frames "$FIXTURE" 'gsmtaplog.delta < 0')" "13 16" "filter on a negative delta"
 
-# Two-pass tshark (as the GUI re-dissects) shows exactly what one pass does.
+# Two-pass tshark (as the GUI re-dissects) shows exactly what one pass does,
+# but for frame 21, held in one pass.
 one=$(ts_with -r "$FIXTURE" -T fields "${fields[@]}" -e _ws.expert.message 2>/dev/null)
 two=$(ts_with -2 -r "$FIXTURE" -T fields "${fields[@]}" -e _ws.expert.message 2>/dev/null)
-is "$two" "$one" "two-pass fields and experts equal one-pass"
+is "$(sed 21d <<<"$two")" "$(sed 21d <<<"$one")" "two-pass fields and experts equal one-pass but for frame 21"
+is "$(sed -n 21p <<<"$two" | cut -f8)" "Sender restarted its sequence" "two-pass: frame 21 is the restart"
+is "$(sed -n 21p <<<"$one" | cut -f8)" "Duplicate sequence number" "one-pass: frame 21 as it looked alone"
 # A read filter renumbers frames, so compare without frame.number.
 two=$(ts_with -2 -r "$FIXTURE" -R 'gsmtaplog.stream == 1' -T fields "${fields[@]}" 2>/dev/null | cut -f2-7)
 is "$two" "$(grep -E '^[0-9]+	1	' <<<"$one" | cut -f2-7)" "two-pass read filter sees the first pass's values"
@@ -85,18 +98,18 @@ t=$(tree "$FIXTURE")
 S1="Stream 1 10.0.0.1:40001" S2="Stream 2 10.0.0.1:40002" S3="Stream 3 [2001:db8::1]:40003"
 EXP="^Lines expected (received + lost)"
 check_tree "$t" <<TABLE
-23|^GSMTAP log lines
-13|$S1
-15|$EXP;$S1
-13|$EXP;$S1;Received
+24|^GSMTAP log lines
+14|$S1
+16|$EXP;$S1
+14|$EXP;$S1;Received
 2|$EXP;$S1;Lost
 1|$S1;Reordered
 1|$S1;Duplicates
 2|$S1;Restarts
 0|$S1;Malformed
-12|$S1;ident fixture-a
-10|$S1;ident fixture-a;pid 100
-9|$S1;ident fixture-a;pid 100;INFO
+13|$S1;ident fixture-a
+11|$S1;ident fixture-a;pid 100
+10|$S1;ident fixture-a;pid 100;INFO
 1|$S1;ident fixture-a;pid 100;NOTICE
 2|$S1;ident fixture-a;pid 101
 1|$S1;ident fixture-a2
@@ -108,17 +121,18 @@ check_tree "$t" <<TABLE
 2|$S2;ident fixture-b;pid 201
 2|$S3
 0|$EXP;$S3;Lost
-20|^delay_excess (us)
-14|^delay_excess (us);0
+21|^delay_excess (us)
+15|^delay_excess (us);0
 1|^delay_excess (us);32-63
 1|^delay_excess (us);1024-2047
 3|^delay_excess (us);2048-4095
 1|^delay_excess (us);4096-8191
-15|^delta (us)
+16|^delta (us)
 2|^delta (us);negative (clock stepped back)
 1|^delta (us);0
 1|^delta (us);8-15
 2|^delta (us);64-127
+1|^delta (us);128-255
 1|^delta (us);256-511
 3|^delta (us);512-1023
 1|^delta (us);1024-2047
@@ -144,9 +158,9 @@ is "$(branch "$t" "delay_excess (us)" | sed -n '2,$s/^ \([^=]*\)=.*/\1/p' | past
 # A stream row's Average / Min / Max: its lines' delay_excess; the expected
 # row's: the lines missing before each line.
 check_tree "$(tree_rows "$FIXTURE")" <<TABLE
-13 830.77 0 3250 56.52%|^GSMTAP log lines;$S1
-8 725.00 0 5800 34.78%|^GSMTAP log lines;$S2
-15 0.20 0 2 60.00%|^Lines expected (received + lost);$S1
+14 771.43 0 3250 58.33%|^GSMTAP log lines;$S1
+8 725.00 0 5800 33.33%|^GSMTAP log lines;$S2
+16 0.19 0 2 61.54%|^Lines expected (received + lost);$S1
 TABLE
 
 done_testing

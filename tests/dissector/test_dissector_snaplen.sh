@@ -32,9 +32,9 @@ get() { ts_with -r "$1" -T fields -E separator=, "${fields[@]}" 2>/dev/null; }
 
 # snap96: all the analysis is in the headers, so every value is the uncut one.
 uncut=$(get "$FIXTURE")
-is "$(get "$T/snap96.pcapng")" "$uncut" "snap96: every gsmtaplog field on all 23 frames as without the cut"
+is "$(get "$T/snap96.pcapng")" "$uncut" "snap96: every gsmtaplog field on all 24 frames as without the cut"
 is "$(sed -n 6p <<<"$uncut")" "6,1,4,0,0.001000000,0.000150000,0.000050000" "the uncut values compared are the fixture's"
-is "$(frames "$T/snap96.pcapng" gsmtaplog.expert.cut)" "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 19 20 21 22 23" \
+is "$(frames "$T/snap96.pcapng" gsmtaplog.expert.cut)" "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 19 20 21 22 23 24" \
 	"snap96: cut expert on every frame longer than 96 bytes (not 17, 18)"
 is "$(frames "$T/snap96.pcapng" gsmtaplog.expert.lost)" "8 9" "snap96: loss only where the fixture lost lines"
 is "$(frames "$T/snap96.pcapng" gsmtaplog.expert.malformed)" "17 18 23" "snap96: malformed as uncut, a cut is not malformed"
@@ -46,16 +46,16 @@ Cut by the capture's snaplen: 48 of 117 bytes captured" "the cut expert says how
 is "$(ts_with -r "$T/snap96.pcapng" -Y 'frame.number == 1' -T fields -e gsmtap_log.ident -e gsmtap_log.pid -e gsmtap_log.string 2>/dev/null)" \
 	"fixture-a	100	" "the built-in fields up to the cut are still there"
 v=$(ts_with -r "$T/snap96.pcapng" -V 2>/dev/null)
-is "$(grep -c '^\[Packet size limited during capture: GSMTAP-LOG truncated\]' <<<"$v")" 21 \
+is "$(grep -c '^\[Packet size limited during capture: GSMTAP-LOG truncated\]' <<<"$v")" 22 \
 	"the built-in dissector's bounds error is shown once per cut frame"
-is "$(grep -c '^GSMTAP log timing analysis' <<<"$v")" 23 "the plugin's tree on every frame after it"
+is "$(grep -c '^GSMTAP log timing analysis' <<<"$v")" 24 "the plugin's tree on every frame after it"
 is "$(grep -c 'GSMTAPlog truncated\|Malformed Packet: GSMTAPlog' <<<"$v")" 0 \
 	"the plugin itself never reads past what was captured"
 t=$(tree "$T/snap96.pcapng")
 S1="Stream 1 10.0.0.1:40001" EXP="^Lines expected (received + lost)"
 check_tree "$t" <<TABLE
-13|^GSMTAP log lines;$S1
-12|^GSMTAP log lines;$S1;ident fixture-a
+14|^GSMTAP log lines;$S1
+13|^GSMTAP log lines;$S1;ident fixture-a
 2|$EXP;$S1;Lost
 TABLE
 
@@ -77,18 +77,19 @@ done <<'TABLE'
 10,1,8,0,,,|late seq 8 is not lost again
 17,2,,,,,|10-byte datagram, not cut: stream only
 19,,,,,,|IPv6 ends in the UDP header: the plugin is not reached
-22,1,2,0,,,|no ident captured: the same sender, no restart
+22,1,2,0,,,|goes on from seq 1, a restart
+24,1,3,0,,,|no ident captured: the same sender, no restart
 TABLE
-is "$(frames "$T/snap44.pcapng" gsmtaplog.expert.reordered)" "10" "snap44: reordered frame 10"
-is "$(frames "$T/snap44.pcapng" gsmtaplog.expert.duplicate)" "15" "snap44: duplicate frame 15"
-is "$(frames "$T/snap44.pcapng" gsmtaplog.expert.restart)" "21" "snap44: restart on seq 1 only"
+is "$(frames2 "$T/snap44.pcapng" gsmtaplog.expert.reordered)" "10" "snap44: reordered frame 10"
+is "$(frames2 "$T/snap44.pcapng" gsmtaplog.expert.duplicate)" "15" "snap44: duplicate frame 15"
+is "$(frames2 "$T/snap44.pcapng" gsmtaplog.expert.restart)" "21" "snap44: restart on seq 1 only"
 is "$(ts_with -r "$T/snap44.pcapng" -Y 'frame.number == 1' -T fields -e _ws.expert.message 2>/dev/null)" \
 	"Cut by the capture's snaplen: 16 of 116 bytes captured, too few for the timing analysis" \
 	"snap44: the cut expert says the timing analysis is missing"
 t=$(tree "$T/snap44.pcapng")
 check_tree "$t" <<TABLE
-13|^GSMTAP log lines;$S1
-15|$EXP;$S1
+14|^GSMTAP log lines;$S1
+16|$EXP;$S1
 2|$EXP;$S1;Lost
 TABLE
 is "$(node "$t" "^GSMTAP log lines" "ident fixture-a")" "" "snap44: no ident, pid or level nodes without the log header"
@@ -100,12 +101,12 @@ done
 mergecap -a -w "$T/sweep.pcapng" $(seq -f "$T/sweep-%g.pcapng" 28 148) || bail "mergecap failed"
 chmod a+r "$T/sweep.pcapng"
 ts_with -nVxr "$T/sweep.pcapng" >"$T/sweep.out" 2>"$T/sweep.err"
-is "$?" 0 "sweep: tshark -nVxr exits 0 on 121 x 23 cut frames"
+is "$?" 0 "sweep: tshark -nVxr exits 0 on 121 x 24 cut frames"
 is "$(grep -c -e 'Dissector bug' -e 'GSMTAPlog truncated' -e 'Malformed Packet: GSMTAPlog' "$T/sweep.out")" 0 \
 	"sweep: no dissector bug, no bounds error of the plugin's own"
 is "$(grep -c -e CRITICAL -e WARNING "$T/sweep.err")" 0 "sweep: no GLib warning"
 # UDP passes on a payload of which at least one byte was captured: all but
-# the 21 IPv4 frames at snaplen 28 and the 2 x 21 IPv6 ones up to 48.
-is "$(grep -c '^GSMTAP log timing analysis' "$T/sweep.out")" 2720 "sweep: the plugin analysed all 2720 frames it was given"
+# the 22 IPv4 frames at snaplen 28 and the 2 x 21 IPv6 ones up to 48.
+is "$(grep -c '^GSMTAP log timing analysis' "$T/sweep.out")" 2840 "sweep: the plugin analysed all 2840 frames it was given"
 
 done_testing

@@ -8,6 +8,7 @@
 # that the seeds do not depend on our own reader.  The hand-made datagrams are
 # the hostile cases of issue 6.  Each harness gets them in its own input layout
 # (see the comment at the top of each harness).
+import gzip
 import os
 import shutil
 import struct
@@ -188,7 +189,15 @@ def offline_seeds(ref, edges):
         'malformed.pcapng': pcapng_file(DLT_EN10MB, [link(DLT_EN10MB, f) for f in odd]),
         'truncated.pcap': pcap_file(DLT_RAW, v4)[:-7],
         'fragments.pcapng': pcapng_file(DLT_RAW, ipv4_fragments(ref[206], 1480) + ipv6_fragments(ref[206], 1448)),
+        # NFLOG packets, which no capture filter can judge, after Ethernet ones
+        'nflog-after.pcapng': pcapng_file(DLT_EN10MB, [link(DLT_EN10MB, f) for f in v4]) +
+        pcapng_file(239, [b'\x02\x00\x00\x05' + f for f in v4]),
     }
+    # logrotate's compressed generations: two gzip members, and a zstd frame
+    seeds['two-members.pcapng.gz'] = (gzip.compress(seeds['raw-v6.pcapng'], mtime=0) +
+                                      gzip.compress(seeds['loop-usec.pcapng'], mtime=0))
+    seeds['sll2.pcapng.zst'] = subprocess.run(['zstd', '-q', '-c', '-3'], input=seeds['sll2.pcapng'],
+                                              stdout=subprocess.PIPE, check=True).stdout
     return seeds
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # match.py: each record of a libosmocore file target is the next datagram of gsmtap-logd's text output, with the same fields.
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Usage: match.py FILE_TARGET_LOG TEXT_LOG IDENT
+"""Usage: match.py [--by-time] [--extra N] FILE_TARGET_LOG TEXT_LOG IDENT
 
 The file target prints the category, the level and the file's basename and
 nothing else ("logging print category 1", "print level 1", "print file
@@ -12,9 +12,17 @@ escaped).  Its lines of IDENT, in order, must be the file's records, in order:
 a LOGPC continuation (the file target writes no header for one), each followed
 by the newline the text output took off the message, if the file has it.
 
-Prints "records=N headed=H continuations=C pids=PID,..." and exits 0 when every
-datagram and every byte of the file were matched; otherwise it names the first
-difference and exits 1."""
+--by-time takes the datagrams in the order of their send times (stable), not
+as received: the lines of several streams (a deferred-mode program's lanes,
+or its direct lines before a drainer took its ring) each arrive in order but
+interleaved as their drainer read them.  --extra N lets up to N datagrams
+follow the file's last record: a program killed between its gsmtap target's
+line and its file target's.
+
+Prints "records=N headed=H continuations=C extra=E pids=PID,..." and exits 0
+when every datagram and every byte of the file were matched; otherwise it
+names the first difference and exits 1."""
+import argparse
 import re
 import sys
 
@@ -38,16 +46,28 @@ def datagrams(path, ident):
             continue
         file, line_nr = where.rsplit(b":", 1)
         header = b"D%s %s %s:%s " % (name(subsys), level, name(file), line_nr)
-        yield header, unescape(message), int(pid)
+        yield sent, header, unescape(message), int(pid)
 
 
 def main():
-    file_log, text_log, ident = sys.argv[1], sys.argv[2], sys.argv[3].encode()
-    data = open(file_log, "rb").read()
-    pos = headed = continued = 0
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--by-time", action="store_true")
+    ap.add_argument("--extra", type=int, default=0)
+    ap.add_argument("file_log")
+    ap.add_argument("text_log")
+    ap.add_argument("ident")
+    args = ap.parse_args()
+    data = open(args.file_log, "rb").read()
+    pos = headed = continued = extra = 0
     pids = set()
-    for n, (header, message, pid) in enumerate(datagrams(text_log, ident), 1):
+    found = list(datagrams(args.text_log, args.ident.encode()))
+    if args.by_time:
+        found.sort(key=lambda d: d[0])
+    for n, (_, header, message, pid) in enumerate(found, 1):
         pids.add(pid)
+        if pos == len(data) and extra < args.extra:
+            extra += 1
+            continue
         if data.startswith(header + message, pos):
             pos += len(header) + len(message)
             headed += 1
@@ -60,7 +80,7 @@ def main():
             sys.exit(1)
         if data.startswith(b"\n", pos):
             pos += 1
-    print(f"records={headed + continued} headed={headed} continuations={continued} "
+    print(f"records={headed + continued} headed={headed} continuations={continued} extra={extra} "
           f"pids={','.join(str(p) for p in sorted(pids))}")
     if pos != len(data):
         print(f"match.py: the file goes on after the last datagram, at byte {pos} of {len(data)}:\n"

@@ -8,13 +8,19 @@
 #
 # Each program gets a config in $T with `log gsmtap 127.0.0.1` and a `log file`
 # target at the same levels, whose header match.py reads back:
-#   osmo_program hlr|mgw|rebuilt    choose; sets OSMO_BIN, OSMO_LABEL, OSMO_IDENT, OSMO_VTY
-#   osmo_start [--no-shim] [VAR=VALUE...]  start it (the real ones under the shim); sets OSMO_PID
+#   osmo_program hlr|mgw|rebuilt|shim  choose; sets OSMO_BIN, OSMO_LABEL, OSMO_IDENT, OSMO_VTY
+#                                   (shim: osmo-rebuilt -n, unmodified, under the shim)
+#   osmo_start [--no-shim] [--deferred] [VAR=VALUE...]  start it (the real ones under the shim); sets OSMO_PID;
+#                                   --deferred: deferred mode (the shim's GSMTAPLOG_OSMO_MODE, osmo-rebuilt -d),
+#                                   lanes of $OSMO_RING_SIZE bytes if set
 #   osmo_activity [ROUNDS]          make it log: VTY commands, MGCP calls or `lines`
 #   osmo_stop                       SIGTERM, and wait (OSMO_PID stays for the checks)
 
-PRELOAD="$BUILDDIR/osmo/libgsmtaplog-osmo-preload.so"
-REBUILT="$BUILDDIR/tests/osmo/osmo-rebuilt"
+# OSMO_BUILDDIR: the build against the libosmocore under test (tests/osmo/meson.build);
+# OSMO_PRELOAD: a shim from another build.
+OSMO_BUILDDIR=${OSMO_BUILDDIR:-$BUILDDIR}
+PRELOAD=${OSMO_PRELOAD:-$OSMO_BUILDDIR/osmo/libgsmtaplog-osmo-preload.so}
+REBUILT="$OSMO_BUILDDIR/tests/osmo/osmo-rebuilt"
 VTY_PY="$SRCDIR/tests/osmo/vty.py"
 MATCH_PY="$SRCDIR/tests/osmo/match.py"
 MGCP_PY="$SRCDIR/tests/osmo/mgcp.py"
@@ -31,11 +37,12 @@ osmo_program() {
 	case $1 in
 	hlr) OSMO_BIN=osmo-hlr OSMO_IDENT=OsmoHLR OSMO_VTY=4258 ;;
 	mgw) OSMO_BIN=osmo-mgw OSMO_IDENT=OsmoMGW OSMO_VTY=4243 ;;
-	rebuilt) OSMO_BIN=$REBUILT OSMO_IDENT=OsmoRebuilt OSMO_VTY=$(free_tcp_port) ;;
-	*) bail "osmo_program: no program '$1' (hlr, mgw, rebuilt)" ;;
+	rebuilt | shim) OSMO_BIN=$REBUILT OSMO_IDENT=OsmoRebuilt OSMO_VTY=$(free_tcp_port) ;;
+	*) bail "osmo_program: no program '$1' (hlr, mgw, rebuilt, shim)" ;;
 	esac
 	need "$OSMO_BIN"
 	OSMO_LABEL=${OSMO_BIN##*/}
+	[ "$1" = shim ] && OSMO_LABEL="$OSMO_LABEL -n"
 	osmo_config >"$T/$OSMO_NAME.cfg"
 	OSMO_ROUND=0
 }
@@ -55,17 +62,23 @@ osmo_config() {
 	esac
 }
 
-# The real programs run under the shim; osmo-rebuilt links the target itself.
+# The real programs and osmo-rebuilt -n run under the shim; osmo-rebuilt links the target itself.
 osmo_start() {
-	local args=(-c "$T/$OSMO_NAME.cfg") shim=(LD_PRELOAD="$PRELOAD")
+	local args=(-c "$T/$OSMO_NAME.cfg") shim=(LD_PRELOAD="$PRELOAD") deferred=
 
 	if [ "${1:-}" = --no-shim ]; then
 		shim=()
 		shift
 	fi
+	if [ "${1:-}" = --deferred ]; then
+		deferred=1
+		shim+=(GSMTAPLOG_OSMO_MODE=deferred ${OSMO_RING_SIZE:+GSMTAPLOG_OSMO_RING_SIZE=$OSMO_RING_SIZE})
+		shift
+	fi
 	case $OSMO_NAME in
 	hlr) args+=(-l "$T/hlr.db") ;;
-	rebuilt) args+=(-v "$OSMO_VTY") shim=() ;;
+	rebuilt) args+=(-v "$OSMO_VTY" ${deferred:+-d} ${deferred:+${OSMO_RING_SIZE:+-s $OSMO_RING_SIZE}}) shim=() ;;
+	shim) args+=(-v "$OSMO_VTY" -n) ;;
 	esac
 	# Where systemd runs, installing the packages started their services.
 	(exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null &&
@@ -73,12 +86,23 @@ osmo_start() {
 	env "${shim[@]}" "$@" "$OSMO_BIN" "${args[@]}" >"$T/$OSMO_NAME.out" 2>"$T/$OSMO_NAME.err" &
 	OSMO_PID=$!
 	OSMO_UP=1
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		kill -0 "$OSMO_PID" 2>/dev/null || bail "$OSMO_BIN exited at start: $(head -c 500 "$T/$OSMO_NAME.err")"
 		(exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null && return 0
 		sleep 0.1
 	done
-	bail "$OSMO_BIN: no VTY on port $OSMO_VTY after 10 s"
+	bail "$OSMO_BIN: no VTY on port $OSMO_VTY after 60 s"
+}
+
+# osmo_daemon_up: the daemon a program forked (-D) once its VTY answers; sets OSMO_PID.
+osmo_daemon_up() {
+	for _ in $(seq 600); do
+		OSMO_PID=$(pgrep -f -- "-c $T/$OSMO_NAME.cfg")
+		[ -n "$OSMO_PID" ] && (exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null && break
+		sleep 0.1
+	done
+	[ -n "$OSMO_PID" ] || bail "the $OSMO_LABEL daemon did not come up: $(head -c 300 "$T/$OSMO_NAME.err")"
+	OSMO_UP=1
 }
 
 # A daemonized program is not this shell's child: wait for it by its pid.
@@ -104,14 +128,20 @@ received() {
 	summary received
 }
 
-# file_matches TEXT_LOG [FILE_LOG]: whether each record of the file target is
-# the next datagram of OSMO_IDENT in gsmtap-logd's TEXT_LOG (match.py); sets
-# MATCHED (its report), RECORDS and PIDS (comma-separated).
+# file_matches [--by-time] [--extra N] TEXT_LOG [FILE_LOG]: whether each record of the file
+# target is the next datagram of OSMO_IDENT in gsmtap-logd's TEXT_LOG (match.py, whose
+# options these are); sets MATCHED (its report), RECORDS, EXTRA and PIDS (comma-separated).
 file_matches() {
-	local rc
-	MATCHED=$("$MATCH_PY" "${2:-$FILE_LOG}" "$1" "$OSMO_IDENT")
+	local rc opts=()
+	while [ "${1#--}" != "$1" ]; do
+		[ "$1" = --extra ] && { opts+=("$1" "$2"); shift 2; continue; }
+		opts+=("$1")
+		shift
+	done
+	MATCHED=$("$MATCH_PY" "${opts[@]}" "${2:-$FILE_LOG}" "$1" "$OSMO_IDENT")
 	rc=$?
 	RECORDS=$(sed -n 's/^records=\([0-9]*\) .*/\1/p' <<<"$MATCHED")
+	EXTRA=$(sed -n 's/.* extra=\([0-9]*\) .*/\1/p' <<<"$MATCHED")
 	PIDS=$(sed -n 's/.* pids=//p' <<<"$MATCHED")
 	return $rc
 }
@@ -129,22 +159,23 @@ vty() {
 }
 
 # Each round logs some dozens of lines; subscribers and calls differ per round.
+# osmo-hlr's rounds go through one VTY session.
 osmo_activity() {
-	local rounds=${1:-1} cmds=() r imsi
+	local rounds=${1:-1} cmds=(enable) r imsi
 	for ((r = 0; r < rounds; r++)); do
 		OSMO_ROUND=$((OSMO_ROUND + 1))
 		case $OSMO_NAME in
 		hlr)
 			imsi=$(printf '0010100000%05d' "$OSMO_ROUND")
-			cmds=(enable "subscriber imsi $imsi create" "subscriber imsi $imsi update msisdn 4$OSMO_ROUND"
-			      "subscriber imsi $imsi update aud2g comp128v1 ki 000102030405060708090a0b0c0d0e0f"
-			      "show subscriber imsi $imsi" "subscriber imsi $imsi delete")
-			vty "${cmds[@]}" >/dev/null || return 1
+			cmds+=("subscriber imsi $imsi create" "subscriber imsi $imsi update msisdn 4$OSMO_ROUND"
+			       "subscriber imsi $imsi update aud2g comp128v1 ki 000102030405060708090a0b0c0d0e0f"
+			       "show subscriber imsi $imsi" "subscriber imsi $imsi delete")
 			;;
 		mgw) "$MGCP_PY" 2427 5 >/dev/null || return 1 ;;
-		rebuilt) vty enable "lines 40" >/dev/null || return 1 ;;
+		rebuilt | shim) vty enable "lines 40" >/dev/null || return 1 ;;
 		esac
 	done
+	[ "$OSMO_NAME" != hlr ] || vty "${cmds[@]}" >/dev/null
 }
 
 # frames FILE: one line per GSMTAP log frame of OSMO_IDENT, as our plugin and

@@ -9,13 +9,11 @@
 . "$SRCDIR/tests/dissector/lib.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/osmo/osmo.sh"
+. "$SRCDIR/tests/capture.sh"
 need dumpcap mergecap
 osmo_program "${3:?usage: $0 PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt}"
 
-dumpcap -q -i lo -f "udp dst port 4729" -w "$T/witness.pcapng" 2>"$T/dumpcap.err" &
-DUMPCAP=$!
-wait_for "$T/dumpcap.err" "Capturing on" || bail "dumpcap did not start: $(cat "$T/dumpcap.err")"
-sleep 0.5	# dumpcap announces itself a moment before its filter is in place
+start_dumpcap "$T/witness.pcapng" "udp dst port 4729"
 
 osmo_start
 osmo_activity 2
@@ -34,8 +32,7 @@ osmo_stop
 sleep 0.5
 collector_stop
 cp "$T/logd.err" "$T/restarted.err"
-kill -INT "$DUMPCAP"
-wait "$DUMPCAP"
+stop_dumpcap
 
 # The witness: every record of the file target went out, numbered 1..N.
 "$LOGD" -r "$T/witness.pcapng" --text "$T/witness.log" 2>"$T/witness.err"

@@ -14,13 +14,7 @@ osmo_program hlr
 start_logd -w "$T/out.pcapng" --text "$T/out.log"
 LD_PRELOAD="$PRELOAD" osmo-hlr -D -c "$T/hlr.cfg" -l "$T/hlr.db" >"$T/hlr.out" 2>"$T/hlr.err"
 is $? 0 "osmo-hlr -D: the parent exits 0 after forking the daemon"
-for _ in $(seq 100); do
-	OSMO_PID=$(pgrep -f -- "-c $T/hlr.cfg")
-	[ -n "$OSMO_PID" ] && (exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null && break
-	sleep 0.1
-done
-[ -n "$OSMO_PID" ] || bail "the osmo-hlr daemon did not come up: $(head -c 300 "$T/hlr.err")"
-OSMO_UP=1
+osmo_daemon_up
 osmo_activity 5
 ok $? "the daemon (pid $OSMO_PID) serves its VTY"
 osmo_stop

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # test_osmo_lines.sh: every record of a program's log file target reaches gsmtap-logd as a datagram with the same fields, numbered 1..N.
-# Usage: test_osmo_lines.sh PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt (meson runs it under flock /tmp/gsmtaplog-4729.lock)
+# Usage: test_osmo_lines.sh PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt|shim (meson runs it under flock /tmp/gsmtaplog-4729.lock)
 . "$SRCDIR/tests/dissector/lib.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/osmo/osmo.sh"
-osmo_program "${3:?usage: $0 PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt}"
+osmo_program "${3:?usage: $0 PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt|shim}"
 
 start_logd -w "$T/out.pcapng" --text "$T/out.log"
 osmo_start

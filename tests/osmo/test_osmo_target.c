@@ -23,6 +23,19 @@
 
 #include <gsmtaplog/osmo.h>
 
+/* From 1.13 on libosmocore's own gsmtap target takes its msgb from a talloc
+ * pool made with the target: no malloc per line.  (version.h is there from 1.12.) */
+#if __has_include(<osmocom/core/version.h>)
+#include <osmocom/core/version.h>
+#endif
+#define OSMO_MALLOCS_PER_LINE	1
+#ifdef LIBOSMOCORE_VERSION_GREATER_EQUAL
+#if LIBOSMOCORE_VERSION_GREATER_EQUAL(1, 13, 0)
+#undef OSMO_MALLOCS_PER_LINE
+#define OSMO_MALLOCS_PER_LINE	0
+#endif
+#endif
+
 #include "alloc-count.h"
 #include "peer.h"
 #include "tap.h"
@@ -247,7 +260,8 @@ static void sequence_and_filters(void)
 }
 
 /* No allocation per line: the target formats on the stack.  libosmocore's
- * own target allocates a msgb for every line, measured the same way. */
+ * own target allocates a msgb for every line, measured the same way (from
+ * 1.13 on from its pool, so these count none). */
 static void no_allocation(void)
 {
 	uint16_t port;
@@ -267,7 +281,8 @@ static void no_allocation(void)
 	before = alloc_count();
 	for (int i = 0; i < ALLOC_LINES; i++)
 		LOGP(DMAIN, LOGL_INFO, "line %d of %s\n", i, "many");
-	is_int(alloc_count() - before, ALLOC_LINES, "libosmocore's: one allocation per line (%d)", ALLOC_LINES);
+	is_int(alloc_count() - before, OSMO_MALLOCS_PER_LINE * ALLOC_LINES,
+	       "libosmocore's: %d malloc per line (%d lines)", OSMO_MALLOCS_PER_LINE, ALLOC_LINES);
 	log_target_destroy(t);
 	close(fd);
 }

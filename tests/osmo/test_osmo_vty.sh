@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # test_osmo_vty.sh: the VTY sees the gsmtaplog target as `log gsmtap HOST`; `no log gsmtap` and a new one work at run time, leaving nothing behind.
-# Usage: test_osmo_vty.sh PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt (under flock /tmp/gsmtaplog-4729.lock)
+# Usage: test_osmo_vty.sh PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt|shim (under flock /tmp/gsmtaplog-4729.lock)
 . "$SRCDIR/tests/dissector/lib.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/osmo/osmo.sh"
-osmo_program "${3:?usage: $0 PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt}"
+osmo_program "${3:?usage: $0 PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt|shim}"
 
 # gsmtap_block: the `log gsmtap` block of `write terminal`, empty when there is none.
 gsmtap_block() {

@@ -16,6 +16,7 @@ struct line {
 	char text[JOIN_TEXT_MAX + 1];
 	size_t len;
 	uint32_t pid, line_nr;
+	uint8_t level;
 	uint64_t rx_ns;
 	char subsys[WIRE_SUBSYS_LEN + 1];
 	bool cut;
@@ -34,6 +35,7 @@ static void line_cb(void *ctx, const struct join_line *l)
 	memcpy(out->text, l->log->text.ptr, out->len < JOIN_TEXT_MAX ? out->len : JOIN_TEXT_MAX);
 	out->pid = l->log->pid;
 	out->line_nr = l->log->line;
+	out->level = l->log->level;
 	out->rx_ns = rx_time_ns(&l->r->rx_time);
 	snprintf(out->subsys, sizeof(out->subsys), "%.*s", (int)l->log->subsys.len, l->log->subsys.ptr);
 	out->cut = l->cut;
@@ -233,6 +235,43 @@ static void cut(void)
 	join_free(j);
 }
 
+/* A piece that another level or subsystem follows was a whole message logged
+ * without a newline (libosmocore's LOGPC pieces keep their LOGP's level and
+ * subsystem, as the reference capture shows): nothing is joined across them, and
+ * each line keeps its own level and source line. */
+static void another_message(void)
+{
+	struct join *j = fresh();
+	struct rx_record r = from(1, 5000, T0);
+	struct wire_log log = piece(0, 42, 42, "MAIN", "no newline at end", 17);
+
+	log.level = WIRE_LEVEL_ERROR;
+	join_add(j, &r, &log);
+	is_int(n_lines, 0, "MAIN ERROR without a newline waits");
+	r = from(1, 5000, T0 + 1 * MS);
+	log = piece(0, 42, 43, "MAIN", "utf-8: ok\n", 10);
+	join_add(j, &r, &log);
+	ok(n_lines == 2 && line_is(0, "no newline at end") && lines[0].level == WIRE_LEVEL_ERROR &&
+	   lines[0].line_nr == 42, "MAIN NOTICE after it: the ERROR line goes out alone, with its level and line 42");
+	ok(line_is(1, "utf-8: ok\n") && lines[1].level == WIRE_LEVEL_NOTICE && lines[1].line_nr == 43 &&
+	   lines[1].rx_ns == T0 + 1 * MS, "and the NOTICE line with its own level, line 43 and time");
+
+	add(j, 1, 5000, T0 + 2 * MS, 0, 42, 50, "RSL piece ");
+	log = piece(0, 42, 51, "MAIN", "same level, other subsystem\n", 28);
+	r = from(1, 5000, T0 + 3 * MS);
+	join_add(j, &r, &log);
+	ok(n_lines == 4 && line_is(2, "RSL piece ") && !strcmp(lines[2].subsys, "RSL") &&
+	   line_is(3, "same level, other subsystem\n") && !strcmp(lines[3].subsys, "MAIN"),
+	   "the same level in another subsystem is not joined either");
+
+	add(j, 1, 5000, T0 + 4 * MS, 0, 42, 60, "a LOGP ");
+	add(j, 1, 5000, T0 + 5 * MS, 0, 42, 61, "and its LOGPC\n");
+	ok(n_lines == 5 && line_is(4, "a LOGP and its LOGPC\n") && lines[4].line_nr == 60,
+	   "the same pid, subsystem and level are joined, whatever line each piece was logged on");
+	is_int(join_unfinished(j), 0, "and no line counts as unfinished");
+	join_free(j);
+}
+
 int main(void)
 {
 	joining();
@@ -242,5 +281,6 @@ int main(void)
 	eviction();
 	numbered();
 	cut();
+	another_message();
 	return done_testing();
 }

@@ -223,6 +223,7 @@ int main(void)
 		at += used;
 	}
 	ok(at == len && packets == 4 && rd.sections == 2, "our own reader reads it through: 4 packets in 2 sections");
+	pcapread_free(&rd);
 	scratch_remove();
 	return done_testing();
 }

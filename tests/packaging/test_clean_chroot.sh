@@ -46,7 +46,7 @@ is $? 0 "ninja builds the library, gsmtap-log and the library's tests"
 in_root meson test -C /build --num-processes 1 >"$T/test.log" 2>&1
 is $? 0 "meson test: they pass"
 is "$(in_root python3 -c 'import json; print(" ".join(sorted(json.loads(l)["name"].split(" / ")[-1] + "=" + json.loads(l)["result"] for l in open("/build/meson-logs/testlog.json"))))')" \
-	"test_sender_abi=OK test_sender_faults=OK test_sender_never_stalls=OK test_sender_wire=OK test_timing=OK test_tscclock=OK test_wire_codec=OK" \
+	"test_sender_abi=OK test_sender_faults=OK test_sender_never_stalls=OK test_sender_wire=OK test_seq=OK test_timing=OK test_tscclock=OK test_wire_codec=OK" \
 	"each of the library's tests ran and passed"
 
 done_testing

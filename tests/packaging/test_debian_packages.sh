@@ -2,7 +2,8 @@
 # test_debian_packages.sh: dpkg-buildpackage builds the nine packages from a copy of the tree, lintian finds
 # no error or warning, apt installs them on this machine, and the installed programs run end to end: the
 # collector (as its unit runs it, socket-activated), the CLI, gsmtap-logstat, a program built with the -dev
-# package, tshark loading the plugin with no environment; then they are purged.  Needs root; alone (it installs the plugin).
+# package, tshark loading the plugin with no environment; then gsmtap-logd is removed, which keeps what the
+# service wrote in /var/log, and they are purged, which removes it.  Needs root; alone (it installs the plugin).
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 need dpkg-buildpackage dh lintian apt-get systemd-analyze systemd-socket-activate setpriv tshark capinfos cc pkg-config
@@ -15,6 +16,10 @@ MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 # What the installed programs run with: not the build tree's library.
 installed=(env -u LD_LIBRARY_PATH -u WIRESHARK_PLUGIN_DIR)
 purge() { apt-get purge -y "${PACKAGES[@]}" >>"$T/apt.log" 2>&1; }
+# The purge removes the service's logs: never someone else's.
+for d in /var/log/gsmtap /var/log/private/gsmtap; do
+	[ -e "$d" ] || [ -L "$d" ] && bail "$d is there already, and purging gsmtap-logd would remove it"
+done
 trap 'kill $(jobs -p) 2>/dev/null; purge; rm -rf "$T"' EXIT
 
 # A copy of the tree as git has it (tracked, and new files not ignored),
@@ -51,11 +56,11 @@ is "$(contents gsmtap-logstat | sort | tr '\n' ' ')" "/usr/bin/gsmtap-logstat /u
 is "$(contents gsmtap-log-agent | sort | tr '\n' ' ')" "/usr/bin/gsmtap-log-agent /usr/share/man/man8/gsmtap-log-agent.8.gz " \
 	"gsmtap-log-agent: the agent and its manual"
 is "$(contents libgsmtaplog-osmo0 | sort | tr '\n' ' ')" \
-	"/usr/lib/$MULTIARCH/gsmtaplog/libgsmtaplog-osmo-preload.so /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0 /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0.1.0 " \
+	"/usr/lib/$MULTIARCH/gsmtaplog/libgsmtaplog-osmo-preload.so /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0 /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so.0.2.0 " \
 	"libgsmtaplog-osmo0: the target's library, and the shim in a directory of its own (a preload module, not a library to link)"
 is "$(contents libgsmtaplog-osmo-dev | sort | tr '\n' ' ')" \
-	"/usr/include/gsmtaplog/osmo.h /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so /usr/lib/$MULTIARCH/pkgconfig/gsmtaplog-osmo.pc " \
-	"libgsmtaplog-osmo-dev: its header, link and pkg-config file"
+	"/usr/include/gsmtaplog/osmo.h /usr/lib/$MULTIARCH/libgsmtaplog-osmo.so /usr/lib/$MULTIARCH/pkgconfig/gsmtaplog-osmo.pc /usr/share/man/man3/gsmtaplog_osmo_target_create.3.gz /usr/share/man/man3/gsmtaplog_osmo_target_create_opts.3.gz /usr/share/man/man3/gsmtaplog_osmo_target_stats.3.gz " \
+	"libgsmtaplog-osmo-dev: its header, link, pkg-config file and manual pages"
 
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${debs[@]}" >"$T/apt.log" 2>&1
 is $? 0 "apt-get install of the nine packages"
@@ -139,8 +144,20 @@ is "$(man -w gsmtaplog gsmtaplog_close gsmtaplog-wire 2>&1 | tr '\n' ' ')" \
 man 3 gsmtaplog_close 2>/dev/null | grep -q 'gsmtaplog_open, gsmtaplog_close, gsmtaplog_fd'
 ok $? "gsmtaplog_close(3) shows gsmtaplog_open(3)'s page"
 
+# What the service leaves in /var/log, laid out as systemd makes LogsDirectory=gsmtap with
+# DynamicUser=yes: the files in /var/log/private/gsmtap, and /var/log/gsmtap a link to it.
+# A remove keeps them, a purge removes them (Debian policy 10.8).
+mkdir -p -m 0700 /var/log/private && mkdir -m 0750 /var/log/private/gsmtap && ln -s private/gsmtap /var/log/gsmtap &&
+	cp "$T/log/gsmtap.pcapng" "$T/log/gsmtap.log" /var/log/gsmtap/ && gzip -c "$T/log/gsmtap.pcapng" >/var/log/gsmtap/gsmtap.pcapng.1.gz
+ok $? "the collector's files in /var/log/gsmtap, as the service writes them"
+apt-get remove -y gsmtap-logd >>"$T/apt.log" 2>&1
+is "$?/$(dpkg-query -W -f='${db:Status-Abbrev}' gsmtap-logd)" "0/rc " "apt-get remove gsmtap-logd: removed, its configuration kept"
+is "$(ls /var/log/gsmtap/ | tr '\n' ' ')" "gsmtap.log gsmtap.pcapng gsmtap.pcapng.1.gz " "a remove keeps the service's files"
 purge
-is "$?/$(dpkg-query -W -f='${db:Status-Abbrev}\n' "${PACKAGES[@]}" 2>/dev/null | grep -c '^ii')" 0/0 "purged again"
+purged=$?
+ok "$([ ! -e /var/log/gsmtap ] && [ ! -L /var/log/gsmtap ] && [ ! -e /var/log/private/gsmtap ]; echo $?)" \
+	"a purge removes them: neither /var/log/gsmtap nor /var/log/private/gsmtap is left"
+is "$purged/$(dpkg-query -W -f='${db:Status-Abbrev}\n' "${PACKAGES[@]}" 2>/dev/null | grep -c '^ii')" 0/0 "purged again"
 [ ! -e "/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so" ]
 ok $? "the system's Wireshark has no gsmtaplog plugin any more"
 

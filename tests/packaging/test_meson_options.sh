@@ -23,13 +23,13 @@ is $? 0 "it builds"
 meson test -C "$T/lib" --num-processes 1 >"$T/lib.test" 2>&1
 is $? 0 "its tests pass"
 is "$(python3 -c 'import json, sys; print(" ".join(sorted(json.loads(l)["name"].split(" / ")[-1] + "=" + json.loads(l)["result"] for l in open(sys.argv[1]))))' "$T/lib/meson-logs/testlog.json")" \
-	"test_sender_abi=OK test_sender_faults=OK test_sender_never_stalls=OK test_sender_wire=OK test_timing=OK test_tscclock=OK test_wire_codec=OK" \
+	"test_sender_abi=OK test_sender_faults=OK test_sender_never_stalls=OK test_sender_wire=OK test_seq=OK test_timing=OK test_tscclock=OK test_wire_codec=OK" \
 	"the library's own tests ran: the sender's contract and the wire codec"
 meson install -C "$T/lib" --destdir "$T/lib-root" --no-rebuild >"$T/lib.install" 2>&1
 is "$(cd "$T/lib-root/usr/local" && find . \( -type f -o -type l \) | sed 's|^\./||; s|/x86_64-linux-gnu||' | grep -v '^share/man/man3/' | sort | tr '\n' ' ')" \
 	"bin/gsmtap-log bin/gsmtap-log-agent include/gsmtaplog/gsmtaplog.h lib/libgsmtaplog.so lib/libgsmtaplog.so.0 lib/libgsmtaplog.so.$VERSION lib/pkgconfig/gsmtaplog.pc share/man/man1/gsmtap-log.1 share/man/man7/gsmtaplog-wire.7 share/man/man8/gsmtap-log-agent.8 " \
 	"it installs the library, its header, pkg-config file and manuals, gsmtap-log and gsmtap-log-agent (deferred mode's drainer): no unit, no plugin"
-is "$(ls "$T/lib-root/usr/local/share/man/man3" | wc -l)" 13 "and the 13 section-3 pages"
+is "$(ls "$T/lib-root/usr/local/share/man/man3" | wc -l)" 14 "and the 14 section-3 pages"
 
 bare meson setup "$T/want-receiver" "$SRCDIR" -Dreceiver=enabled >"$T/want.setup" 2>&1
 is $? 1 "-Dreceiver=enabled without libpcap: setup fails"

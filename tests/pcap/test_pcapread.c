@@ -12,7 +12,7 @@
 
 /* A file under construction, in either byte order. */
 struct file {
-	uint8_t b[4096];
+	uint8_t b[1 << 16];
 	size_t len;
 	bool big;		/* big-endian */
 	size_t block;		/* where the open pcapng block starts */
@@ -434,6 +434,39 @@ static void damage(void)
 	is_mem(j.st.why, strlen(j.st.why), "not a pcap or pcapng file", "and says so");
 }
 
+/* As many interfaces as a section describes (mergecap -I none of 70 captures
+ * gives 70 in one), in a table that never takes more bytes than their blocks. */
+static void many_interfaces(void)
+{
+	static struct file f;
+	struct reader r = { .f = &f };
+	size_t at, idb_bytes, table;
+
+	shb(&f);
+	at = f.len;
+	for (int i = 0; i < 1000; i++)
+		idb(&f, i % 2 ? 1 : 101, i % 2 ? 9 : 0xff, 0);	/* odd: Ethernet in ns; even: raw IP in us */
+	idb_bytes = f.len - at;
+	epb(&f, 999, SEC * 1000000000 + 5, 27);
+	epb(&f, 70, SEC * 1000000 + 7, 27);
+	shb(&f);
+	idb(&f, 113, 9, 0);
+	epb(&f, 0, SEC * 1000000000 + 9, 27);
+
+	expect_packet(&r, SEC * 1000000000 + 5, 1, 27, "interface 999 of 1000 in one section");
+	expect_packet(&r, SEC * 1000000000 + 7000, 101, 27, "interface 70 of 1000");
+	is_int(r.st.n_ifaces, 1000, "1000 interfaces described");
+	table = r.st.cap_ifaces * sizeof(struct pcapread_iface);
+	ok(table <= idb_bytes + 16 * sizeof(struct pcapread_iface),
+	   "the table takes no more bytes than the 1000 IDBs did (%zu <= %zu, with one first allocation)",
+	   table, idb_bytes);
+	expect_packet(&r, SEC * 1000000000 + 9, 113, 27, "the next section numbers its interfaces from 0 again");
+	is_int(r.st.n_ifaces, 1, "with a table of its own");
+	expect_end(&r, "many interfaces");
+	pcapread_free(&r.st);
+	ok(!r.st.iface && !r.st.n_ifaces && !r.st.cap_ifaces, "pcapread_free() gives the table back");
+}
+
 int main(void)
 {
 	pcap_files();
@@ -442,6 +475,7 @@ int main(void)
 	other_packet_blocks();
 	cut_records();
 	damage();
+	many_interfaces();
 	is_int(pcapread_dlt(101), DLT_RAW, "LINKTYPE_RAW is libpcap's DLT_RAW");
 	is_int(pcapread_dlt(1), DLT_EN10MB, "other link types are the same number");
 	return done_testing();

@@ -19,23 +19,50 @@ start_logd() {
 		bail "gsmtap-logd did not start: $(cat "$T/logd.err")"
 }
 
-# stop_logd [SIGNAL]: stop it (TERM by default) and set LOGD_STATUS.
+# kernel_idle PID: whether the kernel holds no datagram for any UDP socket of PID
+# (rx_queue 0 in /proc/PID/net/udp and udp6, its network namespace's); true for no PID.
+kernel_idle() {
+	local inodes
+	[ -d "/proc/$1" ] || return 0
+	inodes=" $(find "/proc/$1/fd" -lname 'socket:*' -printf '%l ' 2>/dev/null | tr -dc '0-9 ') "
+	cat "/proc/$1/net/udp" "/proc/$1/net/udp6" 2>/dev/null |
+		awk -v inodes="$inodes" 'index(inodes, " " $10 " ") { split($5, q, ":"); if (q[2] != "00000000") busy = 1 }
+			END { exit busy }'
+}
+
+# settle_logd: wait (up to 60 s) until gsmtap-logd has read what the kernel holds for it,
+# so that the summary or the stop that follows judges what it did with everything sent,
+# not how far a loaded machine had let it get.
+settle_logd() {
+	for _ in $(seq 600); do
+		kernel_idle "$LOGD_PID" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# stop_logd [SIGNAL]: stop it (TERM by default) once it has read what was sent, and set LOGD_STATUS.
 stop_logd() {
+	settle_logd
 	kill -"${1:-TERM}" "$LOGD_PID"
 	LOGD_STATUS=0
 	wait "$LOGD_PID" || LOGD_STATUS=$?
+}
+
+# logd_running: whether gsmtap-logd has not ended yet (a child that has ended stays a
+# zombie, state Z, until it is waited for).
+logd_running() {
+	[ -e "/proc/$LOGD_PID" ] && [ "$(sed 's/.*) //' "/proc/$LOGD_PID/stat" 2>/dev/null | cut -c 1)" != Z ]
 }
 
 # exits_within SECONDS: wait up to SECONDS for gsmtap-logd to end; sets LOGD_STATUS to its exit
 # status, or to "running" when it had not ended by then (it is killed then).
 exits_within() {
 	local deadline=$(($(date +%s%N) + $1 * 1000000000))
-	# a child that has ended stays a zombie (state Z) until it is waited for
-	while [ "$(sed 's/.*) //' "/proc/$LOGD_PID/stat" 2>/dev/null | cut -c 1)" != Z ] &&
-	      [ -e "/proc/$LOGD_PID" ] && [ "$(date +%s%N)" -lt "$deadline" ]; do
+	while logd_running && [ "$(date +%s%N)" -lt "$deadline" ]; do
 		sleep 0.05
 	done
-	if [ -e "/proc/$LOGD_PID" ] && [ "$(sed 's/.*) //' "/proc/$LOGD_PID/stat" | cut -c 1)" != Z ]; then
+	if logd_running; then
 		kill -KILL "$LOGD_PID"
 		wait "$LOGD_PID"
 		LOGD_STATUS=running
@@ -71,12 +98,14 @@ stream_summary() {
 	grep "gsmtap-logd: stream .* src=$1 " "$T/logd.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
-# summary_after_usr1: ask for a summary and wait until it is there; fails if the daemon is gone.
+# summary_after_usr1: once it has read what was sent, ask for a summary and wait (up to
+# 60 s) until it is there; fails if the daemon is gone.
 summary_after_usr1() {
 	local before
+	settle_logd
 	before=$(grep -c 'gsmtap-logd: received=' "$T/logd.err")
 	kill -USR1 "$LOGD_PID" || return 1
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		[ "$(grep -c 'gsmtap-logd: received=' "$T/logd.err")" -gt "$before" ] && return 0
 		sleep 0.1
 	done

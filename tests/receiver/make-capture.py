@@ -8,11 +8,22 @@
 #       is killed mid-write.
 #   make-capture.py fragments OUT
 #       a raw-IP pcapng of IP fragments, described in FRAGMENTS below.
+#   make-capture.py sequences OUT
+#       one sender per case of SEQUENCES below, from 10.0.0.1 port 40001, 40002, ...,
+#       its datagrams in a row, numbered as the case says; prints what each must
+#       count, "INDEX LOST REORDERED DUPLICATES RESTARTS" a line.
+#   make-capture.py sequences-send PORT
+#       the same datagrams sent to 127.0.0.1:PORT, one UDP socket per sender.
+#   make-capture.py senders N OUT
+#       N senders (10.1.0.0 + i, port 40000) each sending 1, then each 3:
+#       N lines lost, when a tool keeps every sender's stream.
 import os
+import socket
+import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
-from capfile import DLT_RAW, datagram, ipv4_fragments, ipv4_udp, ipv6_fragments, pcap_file, pcapng_file  # noqa: E402
+from capfile import DLT_RAW, T0, datagram, ipv4_fragments, ipv4_udp, ipv6_fragments, pcap_file, pcapng_file  # noqa: E402
 
 
 def line(i, n, **kw):
@@ -53,10 +64,77 @@ def fragments():
     return pcapng_file(DLT_RAW, frames)
 
 
+# Sequence cases (issue 21, item 1), one sender each: the numbers in arrival
+# order ("a-b": a range; "+S": the sender's clock jumps S seconds before the
+# next line, else 1 ms a line), and what every tool must count, as
+# "lost reordered duplicates restarts".
+SEQUENCES = [
+    ('1 2 1 3 4', '0 0 1 0'),                        # the first number again: no restart, no loss
+    ('1-2000 100 2001', '0 0 1 0'),                  # one stale number far behind: not 1,900 lost
+    ('0xfffffffe 1 0xffffffff 2', '0 1 0 0'),        # reordered across the wrap: no restart
+    ('1-50 +5 1 2 3', '0 0 0 1'),                    # a restart after 5 s: 2 goes on from 1
+    ('1-99 101-2000 100 101', '1 0 0 1'),            # a restart at a number that filled a gap
+    ('1-50 1', '0 0 1 0'),                           # a lone 1 at the end: what it looks like alone
+    ('1-99 101-2000 100 2001', '0 1 0 0'),           # a very late arrival fills its remembered gap
+    ('2 1 3', '0 1 0 0'),                            # reordered at the very start
+    ('1 3 2 4', '0 1 0 0'),                          # a late number fills its gap
+]
+
+
+def numbers(case):
+    """(sequence number, sender clock offset in us) for each line of a case."""
+    out, clock = [], 0
+    for tok in case.split():
+        if tok.startswith('+'):
+            clock += int(tok[1:]) * 1000000
+            continue
+        first, _, last = tok.partition('-')
+        for n in range(int(first, 0), int(last or first, 0) + 1):
+            out.append((n, clock))
+            clock += 1000
+    return out
+
+
+def sequence_lines(case, i):
+    return [datagram(text=b'case %d seq %d\n' % (i, n), ident=b'seqcase', pid=1, seq=n,
+                     sec=T0 + us // 1000000, usec=us % 1000000) for n, us in numbers(case)]
+
+
+def sequences():
+    frames = []
+    for i, (case, _) in enumerate(SEQUENCES):
+        frames += [ipv4_udp(d, src=b'\x0a\0\0\x01', sport=40001 + i) for d in sequence_lines(case, i)]
+    return pcapng_file(DLT_RAW, frames)
+
+
+def sequences_send(port):
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in SEQUENCES]
+    for i, (case, _) in enumerate(SEQUENCES):
+        socks[i].bind(('127.0.0.1', 0))
+        for d in sequence_lines(case, i):
+            socks[i].sendto(d, ('127.0.0.1', port))
+
+
+def senders(n):
+    line = [datagram(text=b'sender\n', ident=b'many', pid=1, seq=seq) for seq in (1, 3)]
+    frames = [ipv4_udp(line[k], src=struct.pack('>I', 0x0a010000 + i), sport=40000)
+              for k in (0, 1) for i in range(n)]
+    return pcapng_file(DLT_RAW, frames)
+
+
 def main():
     if sys.argv[1] == 'lines':
         data = lines(sys.argv[2], int(sys.argv[3]), '--cut' in sys.argv[5:])
         out = sys.argv[4]
+    elif sys.argv[1] == 'sequences':
+        data, out = sequences(), sys.argv[2]
+        for i, (_, counts) in enumerate(SEQUENCES):
+            print(i + 1, counts)
+    elif sys.argv[1] == 'sequences-send':
+        sequences_send(int(sys.argv[2]))
+        return
+    elif sys.argv[1] == 'senders':
+        data, out = senders(int(sys.argv[2])), sys.argv[3]
     else:
         data, out = fragments(), sys.argv[2]
     with open(out, 'wb') as f:

@@ -58,11 +58,12 @@ activate -w "$T/osmo.pcapng" --text "$T/osmo.log"
 wait_for "$T/logd.err" 'gsmtap-logd: listening' || bail "gsmtap-logd did not start: $(cat "$T/logd.err")"
 "$OSMO_SENDER" -p "$PORT" -n 20 -w 1500 &	# it holds its sink, if it got one, for 1.5 s
 OSMO=$!
-sleep 0.7
-is "$(ss -ulnH "sport = :$PORT" | awk '{ print $4 }')" "*:$PORT" \
-	"while the osmo program runs, the collector's [::]:$PORT is the only socket on the port: the sink's bind failed"
+# What is on the port, looked at all the while the program runs (not at one moment,
+# which a loaded machine could put before the program has even tried to bind).
+while kill -0 "$OSMO" 2>/dev/null; do ss -ulnH "sport = :$PORT" | awk '{ print $4 }' | paste -sd' '; sleep 0.05; done >"$T/port.seen"
 wait "$OSMO"
-sleep 0.3
+is "$(sort -u "$T/port.seen")" "*:$PORT" \
+	"while the osmo program runs, the collector's [::]:$PORT is the only socket on the port: the sink's bind failed"
 stop_logd
 is "$(summary received)" 21 "the collector received the wake-up line and all 20 of libosmocore's"
 

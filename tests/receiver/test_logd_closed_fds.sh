@@ -49,12 +49,12 @@ live() {
 	eval "\"\$LOGD\" -l 127.0.0.1:$port $(flag "$1") \"\$T/out.$1\" $2 &"
 	pid=$!
 	# no start-up line to wait for: the output file exists once the socket is bound
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		[ -e "$T/out.$1" ] && break
 		sleep 0.1
 	done
 	"$BLAST" -p "$port" -H 2 -n 50 >/dev/null
-	sleep 0.3
+	LOGD_PID=$pid settle_logd
 	kill -USR1 "$pid"	# a summary, which must go nowhere near the file
 	sleep 0.2
 	kill -TERM "$pid"

@@ -37,9 +37,8 @@ unwritten_pcapng=$(output_summary pcapng unwritten) unwritten_text=$(output_summ
 
 rm -f "$M/ballast"
 "$BLAST" -p "$PORT" -H 1 -n 100 -s 200 -t resumed -r 20000 >/dev/null
-sleep 1.5
 for out in pcapng text; do
-	grep -q "gsmtap-logd: $out output .* writable again" "$T/logd.err"
+	wait_for "$T/logd.err" "gsmtap-logd: $out output .* writable again"
 	ok $? "$out: says it is writable again, without a restart"
 done
 stop_logd

@@ -16,8 +16,9 @@ taskset -c 0 timeout 60 "$BLAST" -p "$PORT" -H 4 -n 1000000000 -s 64 -r 0 >/dev/
 FLOOD=$!
 sleep 1.5
 ok $([ -e "/proc/$FLOOD" ]; echo $?) "the flood is running"
-stop_within 5
-is "$LOGD_STATUS" 0 "SIGTERM during the flood: gsmtap-logd ends within 5 s, exit 0"
+# Its own bound is a second of draining (LOOP_DRAIN_NS); 30 s tells a hang from a busy machine.
+stop_within 30
+is "$LOGD_STATUS" 0 "SIGTERM during the flood: gsmtap-logd ends though its socket never empties, exit 0"
 kill "$FLOOD" 2>/dev/null	# it stops by itself once the port is closed
 wait "$FLOOD"
 drops=$(summary kernel_drops)

@@ -40,18 +40,19 @@ for raw in open(sys.argv[1], "rb"):
                                    o["file"], o["line"], o["seq"], msg, o["truncated"])))
 PY
 is "$?" 0 "every line is valid JSON, UTF-8, with the 13 keys in order, RFC 3339 ns times"
-# Where osmo-sender.c logs each line, from its source; "no newline at end" is a
-# LOGPC piece that the next line completes, as libosmocore's own file target
-# would show it.
+# Where osmo-sender.c logs each line, from its source; "no newline at end" (MAIN
+# ERROR) is a line of its own: the next LOGP has another level, so it cannot be
+# a LOGPC piece of it.
 at() { grep -n -F -- "$1" "$SRCDIR/tests/tools/osmo-sender.c" | head -n 1 | cut -d: -f1; }
 is "$(cat "$T/fields")" "True|OsmoTest|OSMO_PID|MAIN|DEBUG|1|osmo-sender.c|$(at '"line %d of %d')|0|line 0 of 2 level 1|False
 True|OsmoTest|OSMO_PID|RSL|INFO|3|osmo-sender.c|$(at '"line %d of %d')|0|line 1 of 2 level 3|False
 True|OsmoTest|OSMO_PID|RSL|NOTICE|5|osmo-sender.c|$(at '"continued: "')|0|continued: part two|False
-True|OsmoTest|OSMO_PID|MAIN|ERROR|7|osmo-sender.c|$(at '"no newline at end"')|0|no newline at endutf-8: Größe|False
+True|OsmoTest|OSMO_PID|MAIN|ERROR|7|osmo-sender.c|$(at '"no newline at end"')|0|no newline at end|False
+True|OsmoTest|OSMO_PID|MAIN|NOTICE|5|osmo-sender.c|$(at '"utf-8: Gr')|0|utf-8: Größe|False
 True|OsmoTest|OSMO_PID|MAIN|NOTICE|5|osmo-sender.c|$(at '"control: bell')|0|control: bell$(printf '\a') esc$(printf '\033')[31mred$(printf '\033')[0m tab$(printf '\t')here cr$(printf '\r')end|False
 True|OsmoTest|OSMO_PID|MAIN|DEBUG|1|osmo-sender.c|$(at '"long: %s')|0|long: LL...(4095)|True
 True|hostile\"id|LOG_PID|S\\UB|ERROR|7||0|1|a\"b\\c$(printf '\357\277\275')d$(printf '\001')e|False" \
-	"field by field: LOGPC pieces joined, controls and UTF-8 exact, the cut line truncated:true with its 4095 bytes, quote and backslash intact, the byte 0xff as U+FFFD, numbered seq 1"
+	"field by field: LOGPC pieces joined, a line without newline alone with its own level and line, controls and UTF-8 exact, the cut line truncated:true with its 4095 bytes, quote and backslash intact, the byte 0xff as U+FFFD, numbered seq 1"
 is "$(grep -c '\\u001b\[31m' "$T/log.json")" 1 "in the file, ESC is \\u001b: no raw control byte reaches a terminal"
 is "$(raw_controls "$T/log.json")" 0 "no raw control byte in the whole file"
 

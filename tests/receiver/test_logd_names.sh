@@ -20,13 +20,14 @@ ok $? "the bad hosts line is reported as ignored: $(grep ignored "$T/logd.err")"
 "$BLAST" -p "$PORT" -H 3 -n 2 >/dev/null
 
 # logrotate-style: the first file closes (with its NRB), the hosts file changes, SIGHUP rereads it.
-sleep 0.3
+# Each step waits for the collector: it has read the first datagrams (they go to the file it
+# has open, whatever its name), and it has opened a.pcapng again before the next ones.
+settle_logd
 mv "$T/a.pcapng" "$T/a1.pcapng"
 sed -i 's/trx-2.example/trx-2-renamed.example/' "$T/hosts"
 kill -HUP "$LOGD_PID"
-sleep 0.3
+for _ in $(seq 600); do [ -e "$T/a.pcapng" ] && break; sleep 0.1; done
 "$BLAST" -p "$PORT" -H 3 -n 2 >/dev/null
-sleep 0.3
 stop_logd
 is "$LOGD_STATUS" 0 "exit 0"
 

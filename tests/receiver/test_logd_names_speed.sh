@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_logd_names_speed.sh: naming senders stays cheap: 4096 senders, a 4096-entry hosts file and a new file
-# (two name blocks) per datagram are written within a bound that the linear name search missed by far.
+# (two name blocks) per datagram cost less CPU than a bound that the linear name search missed by far.
 # SPDX-License-Identifier: GPL-2.0-or-later
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
@@ -8,7 +8,12 @@ need python3
 [ "$(id -u)" = 0 ] || bail "gsmtap-spoof sends from 4096 addresses through a raw socket: run the tests as root"
 
 SENDERS=4096
-BOUND_MS=5000	# here 0.15-0.3 s; the linear search took 19 s (doc/performance.md)
+# CPU time, the collector's own (utime + stime), which other work on the machine does not
+# add to as it adds to the wall clock: here 0.15-0.3 s; the linear search took 19 s
+# (doc/performance.md).
+BOUND_MS=5000
+# cpu_ms: the collector's CPU time so far, in ms.
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); print int(($12 + $13) * 1000 / hz) }' "/proc/$LOGD_PID/stat"; }
 
 # The hosts file names every sender, 127.16.0.0 + i, last sender first: a
 # search from the top of the file meets the early senders last.
@@ -22,26 +27,25 @@ PORT=$(free_udp_port)
 # filesize:1 (1000 bytes) is soon less than one name block: from then on every
 # datagram gets a file of its own, with a name block at each end.
 start_logd -q -l "127.0.0.1:$PORT" -w "$T/n/cap.pcapng" -b filesize:1 --hosts "$T/hosts"
-t0=$(date +%s%N)
+cpu0=$(cpu_ms)
 "$SPOOF" -p "$PORT" -n "$SENDERS" -r 200000 >"$T/spoof.out"
 ok $? "gsmtap-spoof sent from $SENDERS addresses: $(cat "$T/spoof.out")"
-# SIGTERM reads what the socket still holds and writes it before exiting.
+# Everything read (and written in the same turn) before the stop; SIGTERM then closes the last file.
+settle_logd
+ms=$(($(cpu_ms) - cpu0))
 kill -TERM "$LOGD_PID"
-while kill -0 "$LOGD_PID" 2>/dev/null && [ $(($(date +%s%N) - t0)) -lt $((BOUND_MS * 1000000)) ]; do
-	sleep 0.01
-done
-ms=$((($(date +%s%N) - t0) / 1000000))
-if kill -0 "$LOGD_PID" 2>/dev/null; then
+for _ in $(seq 1200); do logd_running || break; sleep 0.1; done
+if logd_running; then
 	kill -KILL "$LOGD_PID"
 	wait "$LOGD_PID"
-	ok 1 "every datagram written and the files closed within ${BOUND_MS} ms: still busy after $ms ms, killed"
+	ok 1 "every datagram written with at most ${BOUND_MS} ms of CPU ($ms ms), and the files closed: still busy 120 s after SIGTERM, killed"
 	done_testing
 	exit
 fi
 wait "$LOGD_PID"
 is $? 0 "exit 0"
-ok "$([ "$ms" -le "$BOUND_MS" ]; echo $?)" "every datagram written and the files closed within $BOUND_MS ms: $ms ms"
-echo "# $SENDERS senders, $SENDERS hosts entries, one file per datagram: $ms ms from the first datagram to the exit"
+ok "$([ "$ms" -le "$BOUND_MS" ]; echo $?)" "every datagram read and written with at most $BOUND_MS ms of CPU: $ms ms"
+echo "# $SENDERS senders, $SENDERS hosts entries, one file per datagram: $ms ms of the collector's CPU from the first datagram to the last written"
 
 is "$(summary received)" "$SENDERS" "received $SENDERS"
 is "$(summary written)" "$SENDERS" "written $SENDERS"

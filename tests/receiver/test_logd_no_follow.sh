@@ -18,9 +18,9 @@ fresh_logs() {
 }
 
 # refused FILE WHAT WHY: with WHAT at FILE, gsmtap-logd -r with the default outputs
-# ends within 10 s with exit 1, saying that FILE cannot be written because WHY.
+# ends (within 60 s, a bound against a hang) with exit 1, saying that FILE cannot be written because WHY.
 refused() {
-	timeout 10 "$LOGD" -r "$REFERENCE_CAPTURE" 2>"$T/err" >/dev/null
+	timeout 60 "$LOGD" -r "$REFERENCE_CAPTURE" 2>"$T/err" >/dev/null
 	is $? 1 "$1 is $2: exit 1, at once"
 	grep -qx "gsmtap-logd: cannot write gsmtap-logs/$1: $3 (- is standard output)" "$T/err"
 	ok $? "  the message names the file and says why: $(grep -v reading "$T/err" | head -n 1)"
@@ -53,7 +53,7 @@ now=$(date +%s)
 for s in -1 0 1 2 3 4 5; do
 	ln -s "$T/victim" "gsmtap-logs/cap_00002_$(date -d "@$((now + s))" +%Y%m%d%H%M%S).pcapng"
 done
-timeout 10 "$LOGD" -r "$REFERENCE_CAPTURE" -w gsmtap-logs/cap.pcapng -b filesize:10 2>"$T/logd.err" >/dev/null
+timeout 60 "$LOGD" -r "$REFERENCE_CAPTURE" -w gsmtap-logs/cap.pcapng -b filesize:10 2>"$T/logd.err" >/dev/null
 is $? 0 "rotating into a planted link: the run goes on to the end of its input (exit 0)"
 grep -q "^gsmtap-logd: cannot write pcapng output gsmtap-logs/cap_00002_[0-9]*\.pcapng: $LINK" "$T/logd.err"
 ok $? "  and says why it cannot write the next file: $(grep 'cannot write' "$T/logd.err")"

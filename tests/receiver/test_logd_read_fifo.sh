@@ -9,6 +9,8 @@ CAPTURE="$SRCDIR/tests/receiver/make-capture.py"
 python3 "$CAPTURE" lines pcapng 50 "$T/half.pcapng" --cut || bail "cannot write the fixture"
 python3 "$CAPTURE" lines pcapng 100 "$T/whole.pcapng" || bail "cannot write the fixture"
 
+# A reader blocked on a FIFO must still stop on SIGTERM: 30 s tells a hang from a busy machine.
+
 # Nothing has opened the FIFO for writing yet.
 mkfifo "$T/empty.fifo"
 "$LOGD" -r "$T/empty.fifo" --text "$T/empty.log" 2>"$T/logd.err" &
@@ -18,8 +20,8 @@ ok $? "FIFO without a writer: it starts, and says what it reads, before any data
 summary_after_usr1
 ok $? "FIFO without a writer: SIGUSR1 prints a summary while it waits"
 is "$(summary received)" 0 "FIFO without a writer: received=0 so far"
-stop_within 2
-is "$LOGD_STATUS" 0 "FIFO without a writer: SIGTERM ends it within 2 s, exit 0"
+stop_within 30
+is "$LOGD_STATUS" 0 "FIFO without a writer: SIGTERM ends it, exit 0"
 is "$(grep -c 'gsmtap-logd: received=' "$T/logd.err")" 2 "FIFO without a writer: the summary again at exit"
 
 # A writer that wrote 49 packets and half of the 50th, and keeps the FIFO open.
@@ -33,8 +35,8 @@ ok $? "FIFO, writer still there: the 49 whole packets are written while it waits
 summary_after_usr1
 ok $? "FIFO, writer still there: SIGUSR1 prints a summary"
 is "$(summary received)" 49 "FIFO, writer still there: the summary says received=49"
-stop_within 2
-is "$LOGD_STATUS" 0 "FIFO, writer still there: SIGTERM ends it within 2 s, exit 0"
+stop_within 30
+is "$LOGD_STATUS" 0 "FIFO, writer still there: SIGTERM ends it, exit 0"
 exec 8>&-
 is "$(summary received)" 49 "FIFO, writer still there: the final summary says received=49"
 is "$(wc -l <"$T/half-out.log")" 49 "FIFO, writer still there: text holds the 49 lines"
@@ -49,17 +51,17 @@ wait_for "$T/stdin.log" "line 49 of 50"
 ok $? "-r - from a pipe: the 49 whole packets are written while it waits for more"
 summary_after_usr1
 ok $? "-r - from a pipe: SIGUSR1 prints a summary"
-stop_within 2
-is "$LOGD_STATUS" 0 "-r - from a pipe: SIGTERM ends it within 2 s, exit 0"
+stop_within 30
+is "$LOGD_STATUS" 0 "-r - from a pipe: SIGTERM ends it, exit 0"
 is "$(summary received)" 49 "-r - from a pipe: the final summary says received=49"
 is "$(wc -l <"$T/stdin.log")" 49 "-r - from a pipe: text holds the 49 lines"
 kill "$(cat "$T/writer.pid")"
 
 # A writer that writes a whole capture and closes: the end of the file ends the run.
 mkfifo "$T/whole.fifo"
-timeout 10 dd if="$T/whole.pcapng" of="$T/whole.fifo" status=none &
+timeout 60 dd if="$T/whole.pcapng" of="$T/whole.fifo" status=none &
 start_logd -r "$T/whole.fifo" --text "$T/whole.log"
-exits_within 5
+exits_within 60
 is "$LOGD_STATUS" 0 "FIFO, writer closed after a whole capture: it ends by itself, exit 0"
 is "$(wc -l <"$T/whole.log")" 100 "FIFO, writer closed after a whole capture: all 100 lines"
 

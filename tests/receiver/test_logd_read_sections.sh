@@ -9,16 +9,18 @@ PORT=$(free_udp_port)
 CAP="$T/cap.pcapng"
 start_logd -l "127.0.0.1:$PORT" -w "$CAP"
 "$BLAST" -p "$PORT" -H 1 -n 50 -t first >/dev/null
-sleep 0.3
 stop_logd
 is "$LOGD_STATUS" 0 "first run: exit 0"
 start_logd -l "127.0.0.1:$PORT" -w "$CAP"
 "$BLAST" -p "$PORT" -H 2 -n 30 -t second >/dev/null
-sleep 0.3
+# The second section's 60 are read and written before the SIGHUP, and the third section
+# begins (the file grows by its header) before the next 70 are sent.
+settle_logd
+for _ in $(seq 600); do [ "$(packets "$CAP")" = 110 ] && break; sleep 0.1; done
+size=$(stat -c %s "$CAP")
 kill -HUP "$LOGD_PID"
-sleep 0.3
+for _ in $(seq 600); do [ "$(stat -c %s "$CAP")" != "$size" ] && break; sleep 0.1; done
 "$BLAST" -p "$PORT" -H 1 -n 70 -t third >/dev/null
-sleep 0.3
 stop_logd
 is "$LOGD_STATUS" 0 "second run, with a SIGHUP: exit 0"
 # The datagrams go to PORT, not 4729: tshark is told to decode them as GSMTAP.

@@ -123,16 +123,19 @@ is "$(awk '/^Uid:/ { print $2 $3 } /^CapEff:/ { print $2 }' "/proc/$LOGD_PID/sta
 # that systemctl would do as the signal it sends.
 sed -e "s|/var/log/gsmtap|$T/log|g" \
 	-e "s|systemctl reload gsmtap-logd.service|kill -HUP $LOGD_PID|" "$ROTATE" >"$T/logrotate.conf"
+# Each line is written before the rotation, and each rotation's reload has reopened the
+# files before the next line.
+reopened() { for _ in $(seq 600); do [ -e "$T/log/gsmtap.log" ] && [ -e "$T/log/gsmtap.pcapng" ] && return; sleep 0.1; done; }
 "$CLI" -t svc before-rotation
-sleep 0.3
+wait_for "$T/log/gsmtap.log" before-rotation
 logrotate -f -s "$T/logrotate.state" "$T/logrotate.conf" 2>"$T/logrotate.err"
 is "$?/$(cat "$T/logrotate.err")" "0/" "logrotate -f with the snippet: no error"
-wait_for "$T/log/gsmtap.log" . 2>/dev/null
+reopened
 "$CLI" -t svc after-rotation
-sleep 0.3
+wait_for "$T/log/gsmtap.log" after-rotation
 logrotate -f -s "$T/logrotate.state" "$T/logrotate.conf" 2>>"$T/logrotate.err"
+reopened
 "$CLI" -t svc after-second-rotation
-sleep 0.3
 stop_logd		# systemctl stop: SIGTERM
 is "$LOGD_STATUS" 0 "stop: exit 0"
 is "$(cd "$T/log" && ls | sort | tr '\n' ' ')" \
@@ -158,7 +161,7 @@ rm -f "$T"/log/*
 LOGD_PID=$!
 wait_for "$T/logd.err" 'gsmtap-logd: capturing' || bail "the drop-in's command did not start: $(cat "$T/logd.err")"
 "$CLI" -H 127.0.0.1 -t svc captured 2>/dev/null	# nothing listens: captured on lo all the same
-sleep 0.5
+wait_lines "$T/log/gsmtap.log" 1
 stop_logd
 is "$LOGD_STATUS/$(summary received)" 0/1 "capture mode as the drop-in runs it: exit 0, the line captured on lo"
 is "$(text <"$T/log/gsmtap.log")" "svc - NOTICE -:0 captured" "and written"

@@ -10,6 +10,8 @@ start_logd -l "127.0.0.1:$PORT" -w "$T/cap.pcapng" --text "$T/log.txt"
 BLASTER=$!
 for i in 1 2 3; do
 	sleep 0.5
+	# the last SIGHUP's files are there before they are moved in turn
+	for _ in $(seq 600); do [ -e "$T/cap.pcapng" ] && [ -e "$T/log.txt" ] && break; sleep 0.1; done
 	mv "$T/cap.pcapng" "$T/cap.pcapng.$i"
 	mv "$T/log.txt" "$T/log.txt.$i"
 	kill -HUP "$LOGD_PID"

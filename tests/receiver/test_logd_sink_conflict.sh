@@ -6,14 +6,15 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 need ss
 
-# The first osmo program keeps its sink socket (SO_REUSEADDR on 127.0.0.1:4729) for 20 s.
-"$OSMO_SENDER" -n 1 -w 20000 &
+# The first osmo program keeps its sink socket (SO_REUSEADDR on 127.0.0.1:4729) until it is
+# killed below (120 s at most).
+"$OSMO_SENDER" -n 1 -w 120000 &
 HOLDER=$!
-for _ in $(seq 50); do ss -uln | grep -q '127.0.0.1:4729 ' && break; sleep 0.1; done
+for _ in $(seq 600); do ss -uln | grep -q '127.0.0.1:4729 ' && break; sleep 0.1; done
 ss -uln | grep -q '127.0.0.1:4729 '
 ok $? "libosmocore's log gsmtap sink socket is bound to 127.0.0.1:4729"
 
-"$LOGD" -w "$T/x.pcapng" --text "$T/x.log" 2>"$T/refused.err"
+timeout 60 "$LOGD" -w "$T/x.pcapng" --text "$T/x.log" 2>"$T/refused.err"	# a bound: it must not run
 is $? 1 "gsmtap-logd on [::]:4729 exits 1 instead of running on receiving nothing"
 grep -q "cannot bind \[::\]:4729: Address already in use" "$T/refused.err"
 ok $? "the error says the port is taken"
@@ -25,7 +26,7 @@ start_logd -i lo -w "$T/cap.pcapng" --text "$T/cap.log"
 grep -q 'capturing on lo (capture buffer 33554432 bytes), filter "udp port 4729"' "$T/logd.err"
 ok $? "capture mode announces the interface, its 32 MiB capture buffer and the filter"
 "$OSMO_SENDER" -n 20
-sleep 1
+wait_lines "$T/cap.log" 20
 stop_logd
 is "$LOGD_STATUS" 0 "capture mode exits 0 on SIGTERM"
 is "$(summary received)" 20 "capture mode received the 20 lines the sink socket also got"

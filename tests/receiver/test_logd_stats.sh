@@ -50,7 +50,7 @@ start_logd -l "127.0.0.1:$PORT" -w "$T/cap.pcapng" --text "$T/log.txt" \
 "$BLAST" -p "$PORT" -H 1 -n 10 -g 2 -t "$(printf 'q"b\\s\001')" >/dev/null
 
 # The file is written every second: wait for one that has all 50.
-for _ in $(seq 50); do
+for _ in $(seq 600); do
 	[ "$(prom "$PROM" gsmtaplogd_datagrams_received_total 2>/dev/null)" = 50 ] && break
 	sleep 0.1
 done
@@ -58,7 +58,7 @@ is "$(prom "$PROM" gsmtaplogd_datagrams_received_total)" 50 "written while runni
 run_promtool() { promtool check metrics <"$1" 2>&1; echo "rc=$?"; }
 is "$(run_promtool "$PROM")" "rc=0" "promtool check metrics: parses, and no lint complaint"
 inode=$(stat -c %i "$PROM")
-sleep 2.2
+for _ in $(seq 600); do [ "$(stat -c %i "$PROM")" != "$inode" ] && break; sleep 0.1; done
 ok $([ "$(stat -c %i "$PROM")" != "$inode" ]; echo $?) "the next interval replaced the file by renaming (a new inode)"
 is "$(ls -A "$T/metrics")" gsmtaplogd.prom "no temporary file is left beside it"
 is "$(grep -c 'gsmtap-logd: {"summary":"total"' "$T/logd.err")" 0 \
@@ -123,7 +123,7 @@ start_logd -l "127.0.0.1:$PORT" --count-only --stats-file "$T/usr1.prom"
 "$BLAST" -p "$PORT" -H 12 -n 6 -g 2 >/dev/null
 sleep 0.3
 summary_after_usr1
-for _ in $(seq 50); do [ -f "$T/usr1.prom" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -f "$T/usr1.prom" ] && break; sleep 0.1; done
 is "$(prom "$T/usr1.prom" gsmtaplogd_datagrams_received_total gsmtaplogd_datagrams_lost_total | tr '\n' ' ')" \
 	"72 60 " "SIGUSR1 writes the file: 72 received, 60 lost"
 is "$(senders "$T/usr1.prom" | cut -d' ' -f1,3,4 | tr '\n' ' ')" \
@@ -134,7 +134,7 @@ stop_logd
 # With -u, the directory is opened (and created, then handed over) as root,
 # and the file written as the user, through that directory.
 start_logd -l "127.0.0.1:$PORT" --count-only --stats-file "$T/priv/sub/m.prom" --stats-interval 1 -u nobody
-for _ in $(seq 50); do [ -f "$T/priv/sub/m.prom" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -f "$T/priv/sub/m.prom" ] && break; sleep 0.1; done
 is "$(stat -c '%U %a' "$T/priv/sub" "$T/priv/sub/m.prom" | tr '\n' ' ')" "nobody 750 nobody 640 " \
 	"-u nobody: the created directory is handed over, the file belongs to nobody (umask 027)"
 stop_logd

@@ -5,15 +5,6 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 need python3 ss
 
-# lines_in FILE N: wait up to 10 s for FILE to hold N lines.
-lines_in() {
-	for _ in $(seq 100); do
-		[ "$(wc -l <"$1" 2>/dev/null)" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # A FIFO held open by a reader that reads only once it gets SIGUSR1: until
 # then the pipe fills, as behind a stalled terminal or journal.
 mkfifo "$T/err.fifo"
@@ -35,29 +26,40 @@ HOLDER=$!
 PORT=$(free_udp_port)
 "$LOGD" -l "127.0.0.1:$PORT" --text "$T/out.log" 2>"$T/err.fifo" &
 LOGD_PID=$!
-for _ in $(seq 100); do ss -Huan "sport = :$PORT" | grep -q . && break; sleep 0.1; done
+for _ in $(seq 600); do ss -Huan "sport = :$PORT" | grep -q . && break; sleep 0.1; done
 "$BLAST" -p "$PORT" -H 200 -n 1 >/dev/null
-lines_in "$T/out.log" 200 || bail "the first 200 lines did not arrive"
-# Each summary has a line per stream: a few fill the 64 kB pipe.
-for _ in $(seq 10); do kill -USR1 "$LOGD_PID"; sleep 0.05; done
+wait_lines "$T/out.log" 200 || bail "the first 200 lines did not arrive"
+# piped: the bytes waiting in the pipe (FIONREAD on a reading end of our own, which reads nothing).
+piped() {
+	python3 -c 'import fcntl, os, struct, sys, termios
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+print(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, bytes(4)))[0])' "$T/err.fifo"
+}
+# Each summary has a line per stream: a few fill the 64 kB pipe.  One at a time until it
+# is full, as signals that arrive together may be taken as one.
+for _ in $(seq 100); do
+	[ "$(piped)" -gt 60000 ] && break
+	kill -USR1 "$LOGD_PID"
+	sleep 0.2
+done
+ok "$([ "$(piped)" -gt 60000 ]; echo $?)" "summaries filled the pipe nobody reads: $(piped) bytes"
 "$BLAST" -p "$PORT" -H 5 -n 100 -t after-stall >/dev/null
-lines_in "$T/out.log" 700
+wait_lines "$T/out.log" 700
 ok $? "the collector kept writing while standard error was full: the 500 later lines arrived"
 kill -0 "$LOGD_PID"
 ok $? "it is still running"
 
-# Reading again: the next line out says how many were dropped.
+# Reading again (the pipe emptied): the next line out says how many were dropped.
 kill -USR1 "$HOLDER"
-sleep 0.3
+for _ in $(seq 600); do [ "$(piped)" = 0 ] && break; sleep 0.1; done
 kill -USR1 "$LOGD_PID"
 wait_for "$T/err.txt" 'gsmtap-logd: standard error was not read: dropped_lines=[1-9]'
 ok $? "the dropped lines are counted and said: $(grep -o 'dropped_lines=[0-9]*' "$T/err.txt" | tr '\n' ' ')"
-start=$(date +%s%N)
-stop_logd TERM
+# Its own bound on a standard error that takes nothing is a second (LOG_FINAL_WAIT_MS);
+# 30 s here only tells a hang from a busy machine.
+kill -TERM "$LOGD_PID"
+exits_within 30
 is "$LOGD_STATUS" 0 "SIGTERM ends it with exit 0"
-ms=$((($(date +%s%N) - start) / 1000000))
-[ "$ms" -lt 3000 ]
-ok $? "within the bounded stop ($ms ms)"
 wait "$HOLDER"
 is "$(grep -c 'gsmtap-logd: received=700 ' "$T/err.txt")" 2 "the summaries after the stall are whole: received=700, on SIGUSR1 and at exit"
 

@@ -73,7 +73,7 @@ blast -H 16 -n 2000 -r 40000 -s 0
 mv "$T/out/cap-w1.pcapng" "$T/out/cap-w1.pcapng.1"
 mv "$T/out/cap-w2.pcapng" "$T/out/cap-w2.pcapng.1"
 kill -HUP "$LOGD_PID"
-wait_for_file() { for _ in $(seq 50); do [ -f "$1" ] && return 0; sleep 0.1; done; return 1; }
+wait_for_file() { for _ in $(seq 600); do [ -f "$1" ] && return 0; sleep 0.1; done; return 1; }
 wait_for_file "$T/out/cap-w1.pcapng" && wait_for_file "$T/out/cap-w2.pcapng"
 ok $? "SIGHUP: both workers opened their pcapng files again"
 blast -H 16 -n 1000 -r 40000 -s 0

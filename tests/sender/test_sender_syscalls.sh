@@ -13,7 +13,7 @@ LIB=$BUILDDIR/sender/libgsmtaplog.so
 trace_sends() {
 	local mode=$1 trace=$T/trace$1
 	shift
-	start_sink "sink$mode" -n "$N" -t 3000
+	start_sink "sink$mode" -n "$N" -t 60000
 	strace -f -e trace=all -o "$trace" "$SEND_N" "$@" 127.0.0.1 "$SINK_PORT" "$N" >"$T/out$mode" ||
 		bail "send-n failed under strace"
 	wait
@@ -36,7 +36,7 @@ trace_sends send
 trace_sends printf -p
 
 # strace -c counts every call of the whole run, open and close included.
-start_sink sinkc -n "$N" -t 3000
+start_sink sinkc -n "$N" -t 60000
 strace -f -c -o "$T/count" "$SEND_N" 127.0.0.1 "$SINK_PORT" "$N" >/dev/null || bail "send-n failed under strace -c"
 wait
 is "$(awk '$NF == "sendmsg" { print $4 }' "$T/count")" "$N" "strace -f -c: $N lines, $N sendmsg calls in the whole run"

@@ -3,6 +3,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 set -u
 . "$SRCDIR/tests/tap.sh"
+. "$SRCDIR/tests/capture.sh"
 need dumpcap tshark
 
 N=50
@@ -10,22 +11,11 @@ SEND_N=$BUILDDIR/tests/sender/send-n
 
 # A sink on a free port (never 4729, which other tests use) keeps the port
 # open, so no ICMP refusal makes the sender retry.
-start_sink sink -n "$N" -t 5000
-dumpcap -i lo -f "udp port $SINK_PORT" -c "$N" -w "$T/cap.pcapng" 2>"$T/dumpcap.err" &
-dumpcap_pid=$!
-wait_for "$T/dumpcap.err" 'Capturing on' || bail "dumpcap did not start: $(cat "$T/dumpcap.err")"
-# dumpcap says so a moment before its filter is in place; packets sent in
-# between would be missed and the capture would wait for them forever.
-sleep 0.5
-
+start_sink sink -n "$N" -t 60000
+start_dumpcap "$T/cap.pcapng" "udp port $SINK_PORT"
 "$SEND_N" -l 127.0.0.1 "$SINK_PORT" "$N" >"$T/sent" || bail "send-n failed"
-for _ in $(seq 100); do
-	kill -0 "$dumpcap_pid" 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 "$dumpcap_pid" 2>/dev/null && bail "dumpcap did not capture $N packets: $(cat "$T/dumpcap.err")"
-wait "$dumpcap_pid"
-ok $? "dumpcap captured $N datagrams"
+stop_dumpcap
+is "$(capinfos -M -c "$T/cap.pcapng" | sed -n 's/^Number of packets: *//p')" "$N" "dumpcap captured $N datagrams"
 
 sed -n 's/^line\t//p' "$T/sent" >"$T/want"
 is "$(wc -l <"$T/want")" "$N" "send-n listed $N lines"

@@ -101,22 +101,69 @@ static void gaps_reorders_duplicates(void)
 	is_int(s.counts.lost, 1097, "and fills one of the 1098 lost");
 
 	s = RUN(1, 1100, 1100 - SEQ_REORDER_WINDOW - 1);
-	is_int(s.counts.restarts, 1, "one further back than the window is a restart");
-	is_int(s.seq.last, 1100 - SEQ_REORDER_WINDOW - 1, "and the sequence follows it");
+	is_int(s.counts.restarts, 0, "one further back than the window is no restart by itself");
+	is_int(s.counts.reordered, 1, "but late");
+	is_int(s.counts.lost, 1097, "and fills its remembered gap");
+	is_int(s.seq.last, 1100, "the sequence stays where it was");
+}
+
+/* Issue 21, item 1: one odd datagram invents no loss and no restart. */
+static void one_stale_number(void)
+{
+	uint32_t seq[2002];
+	struct stream s;
+
+	s = RUN(1, 2, 1, 3, 4);
+	is_int(s.counts.duplicates, 1, "1,2,1,3,4: the second 1 is a duplicate");
+	is_int(s.counts.lost + s.counts.reordered + s.counts.restarts, 0,
+	       "1,2,1,3,4: nothing lost, reordered or restarted");
+
+	for (uint32_t i = 0; i < 2000; i++)
+		seq[i] = i + 1;
+	seq[2000] = 100;
+	seq[2001] = 2001;
+	s = run(seq, COUNT(seq));
+	is_int(s.counts.duplicates, 1, "1..2000,100,2001: 100 again is a duplicate");
+	is_int(s.counts.lost + s.counts.reordered + s.counts.restarts, 0,
+	       "1..2000,100,2001: nothing lost (not 1,900), no restart");
+	is_int(s.seq.last, 2001, "1..2000,100,2001: the sequence goes on to 2001");
+
+	s = RUN(0xfffffffe, 1, 0xffffffff, 2);
+	is_int(s.counts.reordered, 1, "0xfffffffe,1,0xffffffff,2: reordered across the wrap, 1 late");
+	is_int(s.counts.lost + s.counts.duplicates + s.counts.restarts, 0,
+	       "0xfffffffe,1,0xffffffff,2: nothing lost, no restart");
 }
 
 static void restarts(void)
 {
-	uint32_t seq[51];
+	uint32_t seq[2002];
 	struct stream s;
 
 	for (int i = 0; i < 50; i++)
 		seq[i] = i + 1;
 	seq[50] = 1;
-	s = run(seq, COUNT(seq));
-	is_int(s.counts.restarts, 1, "restart 1..50,1: 1 restart");
-	is_int(s.counts.lost + s.counts.reordered, 0, "restart 1..50,1: nothing lost or reordered");
-	is_int(s.seq.last, 1, "restart 1..50,1: last_seq 1");
+	seq[51] = 2;
+	s = run(seq, 52);
+	is_int(s.counts.restarts, 1, "restart 1..50,1,2: 1 restart");
+	is_int(s.counts.lost + s.counts.reordered + s.counts.duplicates, 0,
+	       "restart 1..50,1,2: nothing lost, reordered or duplicated");
+	is_int(s.seq.last, 2, "restart 1..50,1,2: last_seq 2");
+
+	s = run(seq, 51);
+	is_int(s.counts.restarts, 0, "1..50,1 and nothing after: no restart");
+	is_int(s.counts.duplicates, 1, "but a duplicate");
+
+	/* 100 filled its gap and was counted so; 101 shows it was a restart. */
+	for (uint32_t i = 0, n = 1; n <= 2000; n++)
+		if (n != 100)
+			seq[i++] = n;
+	seq[1999] = 100;
+	seq[2000] = 101;
+	s = run(seq, 2001);
+	is_int(s.counts.restarts, 1, "1..99,101..2000,100,101: a restart at 100");
+	is_int(s.counts.lost, 1, "whose gap in the old stream stands: 1 lost");
+	is_int(s.counts.reordered + s.counts.duplicates, 0, "and nothing late or duplicated");
+	is_int(s.seq.last, 101, "the sequence follows the new one");
 
 	s = RUN(100, 101);
 	is_int(s.counts.lost + s.counts.restarts, 0, "a stream first heard at 100 is no loss");
@@ -286,6 +333,31 @@ static void least_recently_seen_goes(void)
 	streams_free(st);
 }
 
+/* The totals are kept as datagrams are counted, where streams_keep_totals() says
+ * (a --workers worker's shared memory): they move there whole and go on there,
+ * a late arrival that fills a gap taking its loss back from them too. */
+static void totals_kept_elsewhere(void)
+{
+	struct streams *st = streams_new(2);
+	struct sockaddr_storage a = v4(0x0a000001, 1), b = v4(0x0a000002, 1), c = v4(0x0a000003, 1);
+	struct stream_counts where = { .received = 999 }, total;
+
+	send_seq(st, &a, 1);
+	send_seq(st, &a, 4);
+	streams_keep_totals(st, &where);
+	ok(where.received == 2 && where.lost == 2, "the sum moves: received 2, lost 2");
+	send_seq(st, &a, 3);
+	ok(where.lost == 1 && where.reordered == 1, "a late 3 fills one of the gap: lost 1, reordered 1");
+	send_seq(st, &b, 1);
+	send_seq(st, &c, 1);
+	send_seq(st, &c, 3);
+	streams_totals(st, &total);
+	ok(!memcmp(&total, &where, sizeof(total)), "streams_totals() is the sum kept there");
+	ok(where.received == 6 && where.lost == 2 && streams_evicted(st) == 1,
+	   "after an eviction: received 6, lost 2, the evicted stream's counts kept");
+	streams_free(st);
+}
+
 static void spoofed_flood(void)
 {
 	struct streams *st = streams_new(1024);
@@ -373,6 +445,27 @@ static void late_deliveries(void)
 	streams_free(st);
 }
 
+/* The earlier run recorded 1..500 and then the sender's restart at 1, which this
+ * run's first line, 2, shows: that restart and what the 1 looked like alone were
+ * never counted here, so nothing is taken back. */
+static void restart_known(void)
+{
+	struct streams *st = streams_new(16);
+	struct sockaddr_storage src = v4(0x7f000001, 51234);
+	const struct stream *s;
+
+	for (uint32_t i = 1; i <= 501; i++) {
+		struct wire_log log = { .seq = i <= 500 ? i : 1, .pid = 4242, .ident = S("OsmoBTS") };
+
+		streams_know(st, (const struct sockaddr *)&src, WIRE_OK, &log);
+	}
+	s = send_seq(st, &src, 2);
+	is_int(s->counts.duplicates, 0, "a restart the earlier run recorded: no duplicate taken back below 0");
+	is_int(s->counts.restarts + s->counts.reordered + s->counts.lost, 0, "and nothing counted in this run");
+	is_int(s->seq.last, 2, "and the sequence goes on from the restart");
+	streams_free(st);
+}
+
 static void bad_cap(void)
 {
 	errno = 0;
@@ -383,6 +476,7 @@ int main(void)
 {
 	in_order();
 	gaps_reorders_duplicates();
+	one_stale_number();
 	restarts();
 	wraps();
 	unsequenced();
@@ -391,9 +485,11 @@ int main(void)
 	keys();
 	eviction();
 	least_recently_seen_goes();
+	totals_kept_elsewhere();
 	spoofed_flood();
 	origins();
 	late_deliveries();
+	restart_known();
 	bad_cap();
 	return done_testing();
 }

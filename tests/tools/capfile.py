@@ -89,11 +89,11 @@ def pcapng_block(btype, body):
 def pcapng_file(dlt, frames, tsresol=9):
     shb = pcapng_block(0x0A0D0D0A, struct.pack('<IHHq', 0x1A2B3C4D, 1, 0, -1) + struct.pack('<I', 0))
     opt = struct.pack('<HHB3xI', 9, 1, tsresol, 0)
-    out = shb + pcapng_block(1, struct.pack('<HHI', dlt, 0, 262144) + opt)
+    out = [shb, pcapng_block(1, struct.pack('<HHI', dlt, 0, 262144) + opt)]
     for i, f in enumerate(frames):
         ts = T0 * 10**9 + i
-        out += pcapng_block(6, struct.pack('<IIIII', 0, ts >> 32, ts & 0xffffffff, len(f), len(f)) + f)
-    return out
+        out.append(pcapng_block(6, struct.pack('<IIIII', 0, ts >> 32, ts & 0xffffffff, len(f), len(f)) + f))
+    return b''.join(out)
 
 
 def pieces(body, size):

@@ -121,6 +121,62 @@ static void names(void)
 	ok(wire_level_name(2) == NULL, "level 2 has no name");
 }
 
+/* A datagram a snap length cut: each field whole or not at all, the parts said. */
+static void cut_by_snaplen(void)
+{
+	const struct wire_log in = {
+		.seq = 0xdeadbeef, .sec = 1764000000, .usec = 999999, .pid = 0x01020304,
+		.line = 0x0a0b0c0d, .level = WIRE_LEVEL_ERROR,
+		.ident = S("osmo-bts-trx"), .subsys = S("RSL"), .file = S("rsl.c"), .text = S("hello\n"),
+	};
+	static const struct {
+		size_t captured;
+		enum wire_verdict v;
+		unsigned int parts;
+		uint32_t seq, pid, line;
+		uint8_t level;
+		const char *ident, *subsys, *file, *text;
+		const char *what;
+	} cases[] = {
+		{ 2, WIRE_NOT_LOG, 0, 0, 0, 0, 0, "", "", "", "", "cut before the type: only that it came" },
+		{ 10, WIRE_OK, 0, 0, 0, 0, 0, "", "", "", "", "cut inside frame_number: no sequence, none of its bytes" },
+		{ 12, WIRE_OK, WIRE_CUT_SEQ, 0xdeadbeef, 0, 0, 0, "", "", "", "", "frame_number whole: the sequence" },
+		{ 30, WIRE_OK, WIRE_CUT_SEQ, 0xdeadbeef, 0, 0, 0, "", "", "", "", "inside the ident: no part of it" },
+		{ 42, WIRE_OK, WIRE_CUT_SEQ | WIRE_CUT_IDENT, 0xdeadbeef, 0, 0, 0, "osmo-bts-trx", "", "", "",
+		  "inside the pid: the ident, no pid" },
+		{ 54, WIRE_OK, WIRE_CUT_SEQ | WIRE_CUT_IDENT | WIRE_CUT_LINE, 0xdeadbeef, 0x01020304, 0, WIRE_LEVEL_ERROR,
+		  "osmo-bts-trx", "", "", "", "Ethernet at -s 96: the line, not its subsystem" },
+		{ 98, WIRE_OK, WIRE_CUT_SEQ | WIRE_CUT_IDENT | WIRE_CUT_LINE, 0xdeadbeef, 0x01020304, 0, WIRE_LEVEL_ERROR,
+		  "osmo-bts-trx", "RSL", "rsl.c", "", "inside the source line: the names, no line number" },
+		{ 103, WIRE_OK, WIRE_CUT_SEQ | WIRE_CUT_IDENT | WIRE_CUT_LINE, 0xdeadbeef, 0x01020304, 0x0a0b0c0d,
+		  WIRE_LEVEL_ERROR, "osmo-bts-trx", "RSL", "rsl.c", "hel", "inside the text: what was captured of it" },
+	};
+	uint8_t dgram[WIRE_DATAGRAM_MAX];
+	size_t len = build(dgram, &in);
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wire_log out;
+		unsigned int parts;
+		enum wire_verdict v = wire_decode_cut(dgram, cases[i].captured, len, &out, &parts);
+
+		ok(v == cases[i].v && parts == cases[i].parts && out.seq == cases[i].seq && out.pid == cases[i].pid &&
+		   out.line == cases[i].line && out.level == cases[i].level, "%zu of %zu bytes, %s", cases[i].captured,
+		   len, cases[i].what);
+		ok(out.ident.len == strlen(cases[i].ident) && !memcmp(out.ident.ptr ? out.ident.ptr : "", cases[i].ident,
+									out.ident.len) &&
+		   out.subsys.len == strlen(cases[i].subsys) &&
+		   !memcmp(out.subsys.ptr ? out.subsys.ptr : "", cases[i].subsys, out.subsys.len) &&
+		   out.file.len == strlen(cases[i].file) && !memcmp(out.file.ptr ? out.file.ptr : "", cases[i].file,
+								out.file.len) &&
+		   out.text.len == strlen(cases[i].text) && !memcmp(out.text.ptr ? out.text.ptr : "", cases[i].text,
+								out.text.len),
+		   "%zu bytes: the names and the text, as far as captured", cases[i].captured);
+	}
+	dgram[0] = 3;
+	is_int(wire_decode_cut(dgram, 40, len, &(struct wire_log){ 0 }, &(unsigned int){ 0 }), WIRE_BAD_VERSION,
+	       "a bad version is malformed, cut or not");
+}
+
 int main(void)
 {
 	round_trip();
@@ -129,5 +185,6 @@ int main(void)
 	every_short_length_is_rejected();
 	bad_headers();
 	names();
+	cut_by_snaplen();
 	return done_testing();
 }

@@ -1,4 +1,4 @@
-/* osmo.h: a libosmocore log target whose output is libgsmtaplog: one non-blocking sendmsg() per line. */
+/* osmo.h: a libosmocore log target whose output is libgsmtaplog: one non-blocking sendmsg() per line, or (deferred mode) a line formatted into a drainer's shared-memory ring. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef GSMTAPLOG_OSMO_H
 #define GSMTAPLOG_OSMO_H
@@ -27,8 +27,8 @@ struct log_target;
  * not send through it.  Filters, levels and categories are libosmocore's.
  *
  * Thread-safe as far as libosmocore's logging is (see log_enable_multithread()).
- * After fork() the child's first line opens a socket of its own, so parent
- * and child are two streams, each numbered 1, 2, ...
+ * After fork() the child's first line opens a socket (or a ring) of its own,
+ * so parent and child are two streams, each numbered 1, 2, ...
  */
 
 /*! Create the target; add it with log_add_target(), free it with log_target_destroy().
@@ -40,6 +40,26 @@ struct log_target;
  *  \returns a target, or NULL with errno set (as gsmtaplog_open(), or ENOMEM);
  *           nothing is left allocated on failure */
 struct log_target *gsmtaplog_osmo_target_create(const char *host, const char *port, const char *ident);
+
+/*! The same target, opened as \a opts says (see gsmtaplog_open_opts()): in
+ *  deferred mode (opts->mode GSMTAPLOG_DEFERRED) each line is formatted
+ *  straight into a shared-memory ring that a drainer on this host empties
+ *  (gsmtap-log-agent sends the lines to opts->host, port opts->port;
+ *  gsmtap-logd --shm takes them itself): no system call, no lock, no
+ *  allocation, no copy of the text per line, and every line published
+ *  before a crash reaches the collector.  With GSMTAPLOG_FALLBACK_DIRECT
+ *  and no drainer at creation, lines go directly to opts->host until a
+ *  drainer takes the ring; gsmtaplog_osmo_target_stats() says which mode
+ *  is in use (mode, drainer, and in last_error why no drainer holds it).
+ *  The mode changes nothing the VTY shows.
+ *  \param[in] opts       host is required (a name is resolved here, once);
+ *                        port NULL: "4729"; ident NULL: the program's name
+ *  \param[in] opts_size  sizeof(*opts) as the caller knows it:
+ *                        GSMTAPLOG_OSMO_TARGET_CREATE_OPTS() passes it
+ *  \returns a target, or NULL with errno set, as gsmtaplog_open_opts() */
+struct log_target *gsmtaplog_osmo_target_create_opts(const struct gsmtaplog_opts *opts, size_t opts_size);
+
+#define GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(opts)	gsmtaplog_osmo_target_create_opts((opts), sizeof(*(opts)))
 
 /*! Copy the counters of a target made by gsmtaplog_osmo_target_create() (or by
  *  the LD_PRELOAD shim), after collecting a pending ICMP report

@@ -3,6 +3,7 @@
 #ifndef GSMTAPLOG_GSMTAPLOG_H
 #define GSMTAPLOG_GSMTAPLOG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,9 +36,9 @@ extern "C" {
  * to the project's version by sender/meson.build.  The soname changes only
  * when a change breaks programs built against an older header. */
 #define GSMTAPLOG_VERSION_MAJOR		0
-#define GSMTAPLOG_VERSION_MINOR		2
+#define GSMTAPLOG_VERSION_MINOR		3
 #define GSMTAPLOG_VERSION_MICRO		0
-#define GSMTAPLOG_VERSION_STRING	"0.2.0"
+#define GSMTAPLOG_VERSION_STRING	"0.3.0"
 /* True when this header is version major.minor.micro or newer. */
 #define GSMTAPLOG_CHECK_VERSION(major, minor, micro) \
 	(GSMTAPLOG_VERSION_MAJOR > (major) || \
@@ -64,7 +65,8 @@ extern "C" {
 #define GSMTAPLOG_DEFERRED	1	/*!< into a shared-memory ring that a local drainer empties */
 
 /* gsmtaplog_opts.flags */
-#define GSMTAPLOG_FALLBACK_DIRECT	1u	/*!< deferred, but no drainer answers at open: send directly to host:port */
+#define GSMTAPLOG_FALLBACK_DIRECT	1u	/*!< deferred, but no drainer answers at open: send directly to
+						     host:port until a drainer takes the ring (offered every 100 ms) */
 
 /* Where a drainer listens unless gsmtaplog_opts.drainer or the environment
  * variable GSMTAPLOG_DRAINER names another socket. */
@@ -91,7 +93,9 @@ struct gsmtaplog_stats {
 struct gsmtaplog_opts {
 	unsigned int mode;	/*!< GSMTAPLOG_DIRECT (the default) or GSMTAPLOG_DEFERRED */
 	unsigned int flags;	/*!< GSMTAPLOG_FALLBACK_DIRECT */
-	const char *host;	/*!< direct mode and its fallback: as gsmtaplog_open() */
+	const char *host;	/*!< as gsmtaplog_open(); deferred: where the drainer is to send the
+				     lines (resolved here, once; NULL: where the drainer sends), and
+				     the fallback's destination */
 	const char *port;	/*!< NULL: "4729" */
 	const char *ident;	/*!< NULL: program_invocation_short_name */
 	const char *drainer;	/*!< deferred: the drainer's socket; NULL: $GSMTAPLOG_DRAINER,
@@ -147,6 +151,15 @@ int gsmtaplog_send(struct gsmtaplog *s, int level, const char *subsys,
 int gsmtaplog_printf(struct gsmtaplog *s, int level, const char *subsys,
 		     const char *file, unsigned int line, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+
+/*! gsmtaplog_printf() with a va_list.  In deferred mode the text is formatted
+ *  straight into the ring, in the calling thread's own lane: no copy of it,
+ *  no system call, no lock, no allocation (in the shared lane, and when the
+ *  lane lacks room for the longest line, on the stack first).
+ *  \returns as gsmtaplog_printf() */
+int gsmtaplog_vprintf(struct gsmtaplog *s, int level, const char *subsys,
+		      const char *file, unsigned int line, const char *fmt, va_list ap)
+	__attribute__((format(printf, 6, 0)));
 
 /*! Copy the counters.  Safe to call while other threads send. */
 void gsmtaplog_stats(const struct gsmtaplog *s, struct gsmtaplog_stats *out);

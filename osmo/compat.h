@@ -1,0 +1,87 @@
+/* compat.h: what differs between the libosmocore releases the target serves: the struct gsmtap_inst a GSMTAP target carries. */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <talloc.h>
+#include <osmocom/core/write_queue.h>
+
+struct gsmtap_inst;
+
+/*
+ * struct log_target is the same in 1.7, 1.10 and 1.14 (offsets checked), and
+ * the target touches none of the members 1.14 deprecates (filter_map,
+ * filter_data: log_get_filter() and the others are for those).  What differs
+ * is the struct gsmtap_inst that libosmocore expects behind every
+ * LOG_TGT_TYPE_GSMTAP target's tgt_gsmtap.gsmtap_inst: log_target_destroy()
+ * passes it to gsmtap_source_free(), and from 1.14 on the VTY asks
+ * gsmtap_source_using_wq() and gsmtap_inst_fd2() about it (`write terminal`).
+ * It is public in 1.7 and private from 1.10 on, with another layout in each
+ * release; these copies are from each release's src/core/gsmtap_util.c.
+ */
+struct compat_inst_1_7 {
+	int ofd_wq_mode;
+	struct osmo_wqueue wq;
+	struct osmo_fd sink_ofd;
+};
+
+struct compat_inst_1_10 {
+	int osmo_io_mode;
+	struct osmo_wqueue wq;
+	struct osmo_io_fd *out;
+	int sink_fd;
+};
+
+struct compat_inst_1_14 {
+	int osmo_io_mode;
+	int source_fd;
+	struct osmo_io_fd *out;
+	int sink_fd;
+};
+
+/*
+ * The target's instance reads, in every one of those layouts, as an instance
+ * without a queue and without a descriptor: gsmtap_source_free() closes
+ * nothing (close(-1) at most) and talloc_free()s it, and the VTY sees no
+ * descriptor.  One placeholder for all, not one chosen at build time: the
+ * releases that share a SONAME (1.10 to 1.14: libosmocore.so.22) replace
+ * each other under a binary built against any of them.
+ */
+union compat_inst {
+	struct compat_inst_1_7 v1_7;
+	struct compat_inst_1_10 v1_10;
+	struct compat_inst_1_14 v1_14;
+};
+
+/* No member of one release's instance that is read may share its bytes with
+ * another's that is set: each release's view must stay as set. */
+_Static_assert(offsetof(struct compat_inst_1_14, sink_fd) + sizeof(int) <=
+	       offsetof(struct compat_inst_1_10, wq.bfd.fd), "1.14's sink_fd below 1.10's wq fd");
+_Static_assert(offsetof(struct compat_inst_1_10, wq.bfd.fd) == offsetof(struct compat_inst_1_7, wq.bfd.fd),
+	       "1.7 and 1.10 keep the socket at the same place");
+_Static_assert(offsetof(struct compat_inst_1_10, sink_fd) + sizeof(int) <=
+	       offsetof(struct compat_inst_1_7, sink_ofd.fd), "1.10's sink_fd below 1.7's");
+
+/* The talloc name of the target's sink (target.c), which begins with the placeholder. */
+#define COMPAT_SINK_NAME "gsmtaplog_osmo_sink"
+
+/*! Make \a inst an instance without queue or descriptor, as each release reads it. */
+static inline void compat_inst_init(union compat_inst *inst)
+{
+	memset(inst, 0, sizeof(*inst));		/* every mode 0; out NULL */
+	inst->v1_7.wq.bfd.fd = -1;		/* also 1.10's wq.bfd.fd */
+	inst->v1_7.sink_ofd.fd = -1;
+	inst->v1_10.sink_fd = -1;
+	inst->v1_14.source_fd = -1;
+	inst->v1_14.sink_fd = -1;
+}
+
+/*! Whether \a gti is a target's placeholder rather than libosmocore's own
+ *  instance (which libosmocore allocates with talloc too). */
+static inline bool compat_inst_is_placeholder(const struct gsmtap_inst *gti)
+{
+	return gti && talloc_check_name((void *)gti, COMPAT_SINK_NAME);
+}

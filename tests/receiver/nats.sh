@@ -63,11 +63,11 @@ nats_kill() {
 	NATS_NODES[$1]=""
 }
 
-# nats_ready: within 30 s, every running node is healthy and the cluster has a JetStream meta leader.
+# nats_ready: within 60 s, every running node is healthy and the cluster has a JetStream meta leader.
 nats_ready() {
 	python3 - "${NATS_HTTP[@]:1}" <<-'EOF'
 	import json, sys, time, urllib.request
-	deadline = time.time() + 30
+	deadline = time.time() + 60
 	while time.time() < deadline:
 	    try:
 	        for port in sys.argv[1:]:
@@ -140,7 +140,7 @@ start_archiver() {
 	"$LOGD" ${ARCH_QUIET--q} --from-nats "$NATS_URLS" --durable "$name" -w "$T/$name/archive.pcapng" "$@" \
 		2>>"$T/$name.err" &
 	eval "${name}_PID=$!"
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		[ "$(grep -c 'gsmtap-logd: reading stream' "$T/$name.err")" -gt "${runs:-0}" ] && return 0
 		sleep 0.1
 	done
@@ -221,23 +221,34 @@ wait_until() {
 }
 # stream_holds N: the stream GSMTAP holds N messages.
 stream_holds() { [ "$(stream_messages GSMTAP)" = "$1" ]; }
-# has_written NAME N: NAME's summary (asked for with SIGUSR1) says written=N.
-has_written() {
-	local pid
+# stream_holds_at_least N: the stream GSMTAP holds N messages or more.
+stream_holds_at_least() { [ "$(stream_messages GSMTAP)" -ge "$1" ]; }
+# ask NAME: once NAME has read what the kernel holds for its UDP sockets (an edge's senders), ask it for its
+# summary (SIGUSR1) and wait (up to 60 s) until the whole of it is in $T/NAME.err: its input lines end it.
+ask() {
+	local pid before
 	eval "pid=\$${1}_PID"
-	kill -USR1 "$pid"
-	sleep 0.1
-	[ "$(figure "$1" written)" = "$2" ]
+	for _ in $(seq 600); do
+		kernel_idle "$pid" && break
+		sleep 0.1
+	done
+	before=$(grep -c 'gsmtap-logd: input ' "$T/$1.err")
+	kill -USR1 "$pid" || return 1
+	for _ in $(seq 600); do
+		[ "$(grep -c 'gsmtap-logd: input ' "$T/$1.err")" -gt "$before" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
-# written_at_least NAME N: NAME's summary (asked for with SIGUSR1) says written= N or more.
-written_at_least() {
-	local pid
-	eval "pid=\$${1}_PID"
-	kill -USR1 "$pid"
-	sleep 0.1
-	[ "$(figure "$1" written)" -ge "$2" ]
-}
+# has_written NAME N: NAME's summary (asked for) says written=N.
+has_written() { ask "$1" && [ "$(figure "$1" written)" = "$2" ]; }
+
+# written_at_least NAME N: NAME's summary (asked for) says written= N or more.
+written_at_least() { ask "$1" && [ "$(figure "$1" written)" -ge "$2" ]; }
+
+# confirmed NAME N: NAME's NATS output (asked for) says written=N: JetStream confirmed N.
+confirmed() { ask "$1" && [ "$(output_figure "$1" written)" = "$2" ]; }
 
 # acked DURABLE N: the durable consumer has every message up to stream sequence N acknowledged.
 acked() {

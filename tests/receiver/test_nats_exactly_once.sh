@@ -57,12 +57,11 @@ for round in $(seq 10); do
 		ok $? "round 4: an operator deleted the durable consumer while the archiver reads"
 		wait_until 30 grep -q 'durable consumer arch had gone' "$T/arch.err"
 		ok $? "the archiver said that its consumer had gone and that it made it again"
-		wait_until 30 eval 'kill -USR1 "$arch_PID"; sleep 0.2; grep -q "consumer_gone=1" "$T/arch.err"'
+		wait_until 60 eval 'ask arch && grep -q "consumer_gone=1" "$T/arch.err"'
 		ok $? "and its input line counts it"
 		;;
 	esac
-	kill -USR1 "$arch_PID"	# its figures, for whoever reads a failure
-	sleep 0.1
+	ask arch	# its figures, for whoever reads a failure
 	kill -9 "$arch_PID"
 	wait "$arch_PID" 2>/dev/null
 	rm -f "$ACK_LOSER_FILE"

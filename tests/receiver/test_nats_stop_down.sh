@@ -14,7 +14,7 @@ ok $? "3 nodes, an edge, 100 stored"
 BEFORE=$(wc -l <"$T/edge1.err")
 for i in 1 2 3; do nats_kill "$i"; done
 blast_to edge1 "$P1" -H 4 -n 50 -r 5000 -s 0
-wait_until 30 eval '[ "$(kill -USR1 "$edge1_PID"; sleep 0.1; output_figure edge1 queued)" = 200 ]'
+wait_until 60 eval 'ask edge1 && [ "$(output_figure edge1 queued)" = 200 ]'
 ok $? "every node killed; the edge holds the next 200 in its spool"
 stop edge1
 is "$STATUS" 0 "stopped, it exits 0"

@@ -13,11 +13,8 @@
 #include "tap.h"
 #include "wire.h"
 
-#define FILES_MAX	8
-
 static int dfd;
-static const char *names[FILES_MAX];	/* newest first, as output_ops.earlier hands them */
-static size_t n_names;
+static const char *const *names;	/* newest first, as output_ops.earlier hands them; NULL ends them */
 
 /* What readback() handed over. */
 struct handed {
@@ -45,7 +42,7 @@ static void handed_cb(void *ctx, const struct rx_record *r)
 static void earlier(const struct output *o, bool (*cb)(int dirfd, const char *name, void *arg), void *arg)
 {
 	(void)o;
-	for (size_t i = 0; i < n_names && cb(dfd, names[i], arg); i++)
+	for (size_t i = 0; names[i] && cb(dfd, names[i], arg); i++)
 		;
 }
 
@@ -106,8 +103,7 @@ static void as_far_back_as_needed(void)
 	archive_file("a", 101, 200, 7, 100, 101);
 	archive_file("b", 260, 299, 7, 200, 260);
 	archive_file("c", 301, 310, 7, 250, 301);
-	names[0] = "c", names[1] = "b", names[2] = "a", names[3] = "z";
-	n_names = 4;
+	names = (const char *const[]){ "c", "b", "a", "z", NULL };
 	found = read_back(&h);
 	is_int(found.files, 3, "three files read: c, b and a; z is below the floor");
 	is_int(found.datagrams, 10 + 40 + 100, "their 150 datagrams");
@@ -127,8 +123,7 @@ static void one_file_enough(void)
 	struct readback_found found;
 
 	archive_file("d", 311, 320, 7, 311, 311);
-	names[0] = "d", names[1] = "c", names[2] = "b";
-	n_names = 3;
+	names = (const char *const[]){ "d", "c", "b", NULL };
 	found = read_back(&h);
 	is_int(found.files, 1, "the newest file's floor covers what came before it: one file read");
 }
@@ -141,15 +136,13 @@ static void unmarked_newest(void)
 	struct readback_found found;
 
 	archive_file("e", 321, 330, 7, 0, 0);
-	names[0] = "e", names[1] = "d", names[2] = "c";
-	n_names = 3;
+	names = (const char *const[]){ "e", "d", "c", NULL };
 	found = read_back(&h);
 	is_int(found.files, 2, "e has no mark: d is read too, and d's floor covers what came before it");
 	is_int(h.n, 20, "e's packets are handed over, with d's mark");
 	is_int(h.seqs[19], 330, "the last is 330");
 
-	names[0] = "e";
-	n_names = 1;
+	names = (const char *const[]){ "e", NULL };
 	found = read_back(&h);
 	is_int(h.n, 0, "without a mark to tell their stream, e's packets are not handed over as stored");
 	ok(found.incomplete, "and the read back says that it is incomplete: the files before e are gone");
@@ -162,8 +155,7 @@ static void another_stream(void)
 	struct readback_found found;
 
 	archive_file("f", 1, 10, 8, 1, 1);
-	names[0] = "f", names[1] = "e", names[2] = "d";
-	n_names = 3;
+	names = (const char *const[]){ "f", "e", "d", NULL };
 	found = read_back(&h);
 	is_int(found.files, 1, "the newest file is of the stream created anew at 8: the former's are not needed");
 	is_int(h.epoch, 8, "its packets are of that stream");

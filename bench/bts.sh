@@ -11,7 +11,6 @@
 #   PICTURE=doc/logstat-bts.png PICTURE_MODE=deferred BUILDDIR=build bench/bts.sh
 #
 # (with MODES=deferred as well, only that run: the picture without the table's other columns).
-# (doc/logstat-bts.png is from PICTURE_MODE=direct until the shim has deferred mode.)
 # MODES picks the runs (default: stderr stderr-blocking gsmtap direct deferred);
 # tests/osmo/bts.sh says what each is and what the network is.  A run is
 # SECONDS_ with TCH TCH/F channels active (30: every TCH timeslot of the 4 TRX).
@@ -23,7 +22,7 @@ REFERENCE_CAPTURE=${REFERENCE_CAPTURE:-$SRCDIR/tests/fixtures/libosmocore-1.7-gs
 SECONDS_=${SECONDS_:-60}
 TCH=${TCH:-30}
 MODES=${MODES:-stderr stderr-blocking gsmtap direct deferred}
-PICTURE_MODE=${PICTURE_MODE:-direct}
+PICTURE_MODE=${PICTURE_MODE:-deferred}
 export SRCDIR BUILDDIR REFERENCE_CAPTURE
 set -- "${1:-$BUILDDIR/dissector/gsmtaplog.so}" "${2:-$BUILDDIR/tests/fixtures/make-fixture}"
 . "$SRCDIR/tests/dissector/lib.sh"

@@ -95,11 +95,12 @@ is "$rc" 6 "a closed stderr does not stop CMD"
 is "${PIPESTATUS[0]}" 6 "a broken stderr pipe (EPIPE) does not stop CMD"
 
 # forwarded SIG: SIG sent to gsmtap-log reaches CMD, which traps it and exits 3
-# (9 if it never came).
+# (9 if it never came).  gsmtap-log starts with SIG's default action, as from a
+# shell: one that inherits SIG ignored rightly leaves it so (the cases below).
 forwarded() {
 	local pid rc=0
 
-	"$LOG" -P "$PORT" -- sh -c "trap 'echo got-$1 >&2; exit 3' $1
+	"$SIGSTATE_EXEC" -d "$1" -- "$LOG" -P "$PORT" -- sh -c "trap 'echo got-$1 >&2; exit 3' $1
 		echo ready >&2; for i in \$(seq 1200); do sleep 0.05; done; exit 9" >/dev/null 2>"$T/sig.err" &
 	pid=$!
 	for _ in $(seq 1200); do

@@ -311,7 +311,7 @@ void analysis_record(void *ctx, const struct rx_record *r)
 	enum wire_verdict v = r->sent_len > r->len ? decode_cut(a, r, &log, &parts) :
 			      wire_decode(r->data, r->len, &log);
 	int64_t rx_ns = (int64_t)rx_time_ns(&r->rx_time), delta_ns = 0, delay_ns, excess_ns;
-	const struct stream *s = streams_account(a->table, (const struct sockaddr *)&r->src, v, &log, &r->rx_time, RX_FIRST, NULL);
+	const struct stream *s = streams_account(a->table, (const struct sockaddr *)&r->src, NULL, v, &log, &r->rx_time, false);
 	struct ls_stream *ls = stream_of(a, s);
 	struct ls_thread *t;
 	struct ls_line line;

@@ -18,6 +18,7 @@
 
 #define OPT_ENDOFOPT		0
 #define OPT_COMMENT		1
+#define OPT_EPB_PACKETID	5
 #define OPT_SHB_OS		3
 #define OPT_SHB_USERAPPL	4
 #define OPT_IF_NAME		2
@@ -319,17 +320,17 @@ size_t pcapng_epb(uint8_t *buf, size_t room, uint64_t ts_ns,
 		  const struct sockaddr *src, const struct sockaddr *dst,
 		  const void *payload, size_t len)
 {
-	return pcapng_epb_comment(buf, room, ts_ns, src, dst, payload, len, NULL);
+	return pcapng_epb_with(buf, room, ts_ns, src, dst, payload, len, NULL);
 }
 
-size_t pcapng_epb_comment(uint8_t *buf, size_t room, uint64_t ts_ns,
-			  const struct sockaddr *src, const struct sockaddr *dst,
-			  const void *payload, size_t len, const char *comment)
+size_t pcapng_epb_with(uint8_t *buf, size_t room, uint64_t ts_ns,
+		       const struct sockaddr *src, const struct sockaddr *dst,
+		       const void *payload, size_t len, const struct pcapng_epb_opts *opts)
 {
-	size_t comment_len = str_len(comment), opts;
 	const void *src_addr, *dst_addr;
-	size_t addr_len, ip_len, pkt_len, total;
+	size_t addr_len, ip_len, pkt_len, total, id_len, comment_len, opts_len;
 	uint8_t *p = buf;
+	uint8_t id[8];
 	bool v6;
 
 	if (!src || !dst || src->sa_family != dst->sa_family || (len && !payload))
@@ -344,13 +345,19 @@ size_t pcapng_epb_comment(uint8_t *buf, size_t room, uint64_t ts_ns,
 	if ((v6 ? 0 : ip_len) + UDP_HDR_LEN + len > 0xffff)
 		return 0;
 	pkt_len = ip_len + UDP_HDR_LEN + len;
-	if (comment_len > VALUE_MAX)
-		return 0;
-	opts = comment_len ? opt_size(comment_len) + OPT_HDR : 0;
+	id_len = opts && opts->packet_id ? sizeof(id) : 0;
+	comment_len = opts && opts->comment ? strlen(opts->comment) : 0;
+	if (comment_len > PCAPNG_COMMENT_MAX)
+		comment_len = PCAPNG_COMMENT_MAX;
+	opts_len = opt_size(id_len) + opt_size(comment_len);
+	if (opts_len)
+		opts_len += ENDOFOPT_LEN;
 	/* interface, timestamp, captured and original length */
-	total = BLOCK_FRAMING + 20 + pad4(pkt_len) + opts;
+	total = BLOCK_FRAMING + 20 + pad4(pkt_len) + opts_len;
 	if (total > room)
 		return 0;
+	if (id_len)
+		put64(id, opts->packet_id);
 
 	p = block_head(p, BT_EPB, total);
 	p = put32(p, 0);
@@ -359,8 +366,9 @@ size_t pcapng_epb_comment(uint8_t *buf, size_t room, uint64_t ts_ns,
 	p = put32(p, (uint32_t)pkt_len);
 	put_ip(p, v6, src_addr, dst_addr, addr_len, UDP_HDR_LEN + len);
 	p = put_udp(p + ip_len, src_addr, dst_addr, addr_len, sa_port(src), sa_port(dst), payload, len);
-	if (opts) {
-		p = put_opt(p, OPT_COMMENT, comment, comment_len);
+	if (opts_len) {
+		p = put_opt(p, OPT_EPB_PACKETID, id, id_len);
+		p = put_opt(p, OPT_COMMENT, comment_len ? opts->comment : NULL, comment_len);
 		p = put_endofopt(p);
 	}
 	return block_tail(buf, p, total);

@@ -19,10 +19,12 @@
 #define PCAPNG_LINKTYPE_RAW	101	/* packets start with an IPv4 or IPv6 header */
 #define PCAPNG_SNAPLEN		(40 + 8 + 65535)
 
-/* The largest EPB: IPv6 + UDP + a 65535-byte payload, plus block framing,
- * and room for a comment of PCAPNG_COMMENT_MAX bytes. */
-#define PCAPNG_COMMENT_MAX	256
-#define PCAPNG_EPB_MAX		(32 + PCAPNG_SNAPLEN + 3 + 4 + 4 + PCAPNG_COMMENT_MAX + 4)
+/* An EPB's comment (opt_comment) is at most this long. */
+#define PCAPNG_COMMENT_MAX	255
+/* The most an EPB's options take: epb_packetid, a comment and opt_endofopt. */
+#define PCAPNG_EPB_OPTS_MAX	((4 + 8) + (4 + PCAPNG_COMMENT_MAX + 1) + 4)
+/* The largest EPB: IPv6 + UDP + a 65535-byte payload, plus block framing and options. */
+#define PCAPNG_EPB_MAX		(32 + PCAPNG_SNAPLEN + 3 + 4 + PCAPNG_EPB_OPTS_MAX)
 
 /*! Section Header Block with shb_userappl (e.g. "gsmtap-logd 0.1.0") and shb_os from uname. */
 size_t pcapng_shb(uint8_t *buf, size_t room, const char *userappl);
@@ -40,10 +42,17 @@ size_t pcapng_epb(uint8_t *buf, size_t room, uint64_t ts_ns,
 		  const struct sockaddr *src, const struct sockaddr *dst,
 		  const void *payload, size_t len);
 
-/*! The same with an opt_comment (NULL or "": none), which Wireshark shows with the packet. */
-size_t pcapng_epb_comment(uint8_t *buf, size_t room, uint64_t ts_ns,
-			  const struct sockaddr *src, const struct sockaddr *dst,
-			  const void *payload, size_t len, const char *comment);
+/*! What an EPB may carry besides its packet. */
+struct pcapng_epb_opts {
+	uint64_t packet_id;	/*!< epb_packetid, which names the packet uniquely (Wireshark's
+				     frame.packet_id); 0 for none */
+	const char *comment;	/*!< opt_comment (frame.comment), cut at PCAPNG_COMMENT_MAX; NULL for none */
+};
+
+/*! pcapng_epb() with the options in \a opts (NULL: none). */
+size_t pcapng_epb_with(uint8_t *buf, size_t room, uint64_t ts_ns,
+		       const struct sockaddr *src, const struct sockaddr *dst,
+		       const void *payload, size_t len, const struct pcapng_epb_opts *opts);
 
 /*! One name for the Name Resolution Block. */
 struct pcapng_name {

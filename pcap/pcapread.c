@@ -18,6 +18,8 @@
 #define BLOCK_OPB		2	/* obsolete Packet Block */
 #define BLOCK_SPB		3
 #define BLOCK_EPB		6
+#define OPT_COMMENT		1
+#define OPT_EPB_PACKETID	5
 #define OPT_IF_TSRESOL		9
 #define OPT_IF_TSOFFSET		14
 #define LINKTYPE_RAW		101
@@ -71,8 +73,19 @@ static uint64_t to_ns(const struct pcapread_iface *ifc, uint64_t ts)
 	return ns + (uint64_t)ifc->tsoffset * 1000000000u;
 }
 
-/* Options of an IDB: only the two that change timestamps matter here. */
-static void read_idb_options(const struct pcapread *st, const uint8_t *p, size_t len, struct pcapread_iface *ifc)
+static uint64_t u64(const struct pcapread *st, const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return st->swap ? bswap_64(v) : v;
+}
+
+/* Walk a block's options, \a len bytes at \a p, until opt_endofopt or the end:
+ * \a cb gets each with its value, whose length is checked against the block. */
+static void options(const struct pcapread *st, const uint8_t *p, size_t len,
+		    void (*cb)(const struct pcapread *st, uint16_t code, const uint8_t *val, uint16_t vlen, void *arg),
+		    void *arg)
 {
 	while (len >= 4) {
 		uint16_t code = u16(st, p), olen = u16(st, p + 2);
@@ -80,16 +93,33 @@ static void read_idb_options(const struct pcapread *st, const uint8_t *p, size_t
 
 		if (code == 0 || padded > len - 4)
 			return;
-		if (code == OPT_IF_TSRESOL && olen >= 1)
-			ifc->tsresol = p[4];
-		else if (code == OPT_IF_TSOFFSET && olen >= 8) {
-			uint64_t v;
-
-			memcpy(&v, p + 4, 8);
-			ifc->tsoffset = (int64_t)(st->swap ? bswap_64(v) : v);
-		}
+		cb(st, code, p + 4, olen, arg);
 		p += 4 + padded;
 		len -= 4 + padded;
+	}
+}
+
+/* Options of an IDB: only the two that change timestamps matter here. */
+static void idb_option_cb(const struct pcapread *st, uint16_t code, const uint8_t *val, uint16_t vlen, void *arg)
+{
+	struct pcapread_iface *ifc = arg;
+
+	if (code == OPT_IF_TSRESOL && vlen >= 1)
+		ifc->tsresol = val[0];
+	else if (code == OPT_IF_TSOFFSET && vlen >= 8)
+		ifc->tsoffset = (int64_t)u64(st, val);
+}
+
+/* Options of an EPB: the packet's id and its first comment. */
+static void epb_option_cb(const struct pcapread *st, uint16_t code, const uint8_t *val, uint16_t vlen, void *arg)
+{
+	struct pcapread_packet *pkt = arg;
+
+	if (code == OPT_EPB_PACKETID && vlen == 8) {
+		pkt->packet_id = u64(st, val);
+	} else if (code == OPT_COMMENT && !pkt->comment) {
+		pkt->comment = (const char *)val;
+		pkt->comment_len = vlen;
 	}
 }
 
@@ -119,7 +149,8 @@ static enum pcapread_result packet(struct pcapread *st, uint32_t if_id, uint64_t
 	if (caplen > room)
 		return bad(st, "a packet is longer than its block");
 	ifc = &st->iface[if_id];
-	*pkt = (struct pcapread_packet){ to_ns(ifc, ts), ifc->linktype, data, caplen, len };
+	*pkt = (struct pcapread_packet){ .ts_ns = to_ns(ifc, ts), .linktype = ifc->linktype, .data = data,
+					 .caplen = caplen, .len = len };
 	st->packets++;
 	return PCAPREAD_PACKET;
 }
@@ -191,14 +222,22 @@ static enum pcapread_result pcapng_block(struct pcapread *st, const uint8_t *buf
 		if (!ifc)
 			return bad(st, "out of memory for its interface descriptions");
 		*ifc = (struct pcapread_iface){ .linktype = u16(st, body), .tsresol = 6 };
-		read_idb_options(st, body + 8, blen - 8, ifc);
+		options(st, body + 8, blen - 8, idb_option_cb, ifc);
 		return PCAPREAD_OTHER;
 	}
-	case BLOCK_EPB:
+	case BLOCK_EPB: {
+		enum pcapread_result res;
+		size_t data_len;
+
 		if (blen < 20)
 			return bad(st, "a packet block is too short");
-		return packet(st, u32(st, body), (uint64_t)u32(st, body + 4) << 32 | u32(st, body + 8),
-			      body + 20, u32(st, body + 12), u32(st, body + 16), blen - 20, pkt);
+		res = packet(st, u32(st, body), (uint64_t)u32(st, body + 4) << 32 | u32(st, body + 8),
+			     body + 20, u32(st, body + 12), u32(st, body + 16), blen - 20, pkt);
+		data_len = ((size_t)pkt->caplen + 3) & ~(size_t)3;
+		if (res == PCAPREAD_PACKET && data_len < blen - 20)
+			options(st, body + 20 + data_len, blen - 20 - data_len, epb_option_cb, pkt);
+		return res;
+	}
 	case BLOCK_OPB:
 		if (blen < 20)
 			return bad(st, "a packet block is too short");

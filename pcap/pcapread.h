@@ -26,6 +26,9 @@ struct pcapread_packet {
 	const uint8_t *data;
 	uint32_t caplen;	/*!< bytes at data */
 	uint32_t len;		/*!< bytes on the wire */
+	uint64_t packet_id;	/*!< an EPB's epb_packetid, 0 without one */
+	const char *comment;	/*!< an EPB's first opt_comment, not NUL-terminated; NULL without one */
+	uint16_t comment_len;
 };
 
 struct pcapread_iface {

@@ -16,6 +16,7 @@
 #include "options.h"
 #include "output.h"
 #include "privs.h"
+#include "held.h"
 #include "readback.h"
 #include "report.h"
 #include "service.h"
@@ -131,30 +132,46 @@ static void open_outputs(struct options *opt, const struct privs *privs, struct 
 	}
 }
 
-/* What an earlier run recorded, read back from the main output's files: an
- * input that redelivers (a broker) may hand over again what that run wrote and
- * had not acknowledged, and the collector then records none of it twice; a
- * socket's senders go on numbering their lines, and what they sent while the
- * daemon was down is counted as lost, not taken for a fresh start. */
+/* What an earlier run recorded, read back from the main output's files: what the
+ * archive holds of a broker's stream, which the broker may deliver again (what
+ * that run wrote and had not acknowledged, or everything, to a consumer made
+ * anew), so that the collector records none of it twice; where a socket's
+ * senders stood, so that what they sent while the daemon was down is counted as
+ * lost, not taken for a fresh start. */
 static void know_earlier(struct collector *c)
 {
 	struct output *main = collector_output(c, 0);
+	struct readback_found found;
+	struct held_mark m;
 	struct input *in;
-	size_t redelivers = 0, resumes = 0, known;
+	size_t resumes = 0;
+	bool redelivers = false;
 
 	for (size_t i = 0; (in = collector_input(c, i)); i++) {
-		redelivers = in->redelivers > redelivers ? in->redelivers : redelivers;
+		redelivers |= in->redelivers;
 		resumes = in->resumes > resumes ? in->resumes : resumes;
 	}
 	if (redelivers && !main->ops->earlier) {
-		log_say("the %s output cannot be read back: a datagram delivered again after a restart may be "
+		log_say("the %s output cannot be read back: a message delivered again after a restart may be "
 			"recorded twice (with -w, the pcapng output is read back)", main->kind);
 		return;
 	}
-	known = readback(main, redelivers > resumes ? redelivers : resumes, collector_know_cb, c);
-	if (redelivers)
-		log_say("read back the last %zu datagrams the %s output holds, to know them if they are delivered again",
-			known, main->kind);
+	readback(main, resumes, collector_know_cb, c, &found);
+	if (!redelivers)
+		return;
+	collector_held_mark(c, &m);
+	if (m.top)
+		log_say("read back %zu datagrams from %zu files of the %s output: it holds stream %s (created %llu) "
+			"to sequence %llu, and some up to %llu, which are not written again",
+			found.datagrams, found.files, main->kind, m.stream, (unsigned long long)m.epoch,
+			(unsigned long long)m.floor, (unsigned long long)m.top);
+	else
+		log_say("read back %zu datagrams from %zu files of the %s output: it holds no stream's messages yet",
+			found.datagrams, found.files, main->kind);
+	if (found.incomplete)
+		log_say("the files read back may not hold every sequence above %llu that the archive holds (older "
+			"files are gone, or more than %d were needed): one of those that comes again is written again",
+			(unsigned long long)m.floor, READBACK_FILES);
 }
 
 static int exit_status(const struct collector *c)

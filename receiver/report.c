@@ -37,6 +37,8 @@ struct report {
 	size_t prom_room;
 	bool stats_failing;		/*!< the stats file could not be written last time */
 	struct output_stats last[COLLECTOR_OUTPUTS_MAX];	/*!< to say changes once */
+	uint64_t refused_said[COLLECTOR_OUTPUTS_MAX];	/*!< records refused for good, said already */
+	time_t next_refused_note;
 	uint64_t drops_said;		/*!< kernel drops already reported */
 	time_t next_drops_note;		/*!< no new drop report before this */
 };
@@ -99,8 +101,25 @@ static void note_kernel_drops(struct report *r, const struct collector_counts *c
 	r->next_drops_note = now + REPORT_DROPS_INTERVAL;
 }
 
+/* Records a destination refused for good (too large for it), with its reason,
+ * as they come, at most every REPORT_DROPS_INTERVAL seconds. */
+static void note_refused(struct report *r, size_t i, const struct output *o, const struct output_stats *st)
+{
+	char name[PATH_MAX];
+	time_t now = collector_now(r->c);
+
+	if (st->refused == r->refused_said[i] || now < r->next_refused_note)
+		return;
+	log_say("%s output %s refused %llu records for good (%llu in all): %s; counted as refused, not sent again",
+		o->kind, output_path(o, name, sizeof(name)), (unsigned long long)(st->refused - r->refused_said[i]),
+		(unsigned long long)st->refused, st->refused_why);
+	r->refused_said[i] = st->refused;
+	r->next_refused_note = now + REPORT_DROPS_INTERVAL;
+}
+
 /* Write failures are said once per episode, and so is the recovery; each
- * record lost is counted, not logged. */
+ * record lost is counted, not logged.  An output that stops while failing says
+ * what it gave up. */
 static bool note_outputs(struct report *r)
 {
 	struct output *o;
@@ -112,7 +131,12 @@ static bool note_outputs(struct report *r)
 
 		o->ops->stats(o, &st);
 		all_gone &= st.gone;
-		if (st.failing && (!last->failing || st.episodes != last->episodes))
+		note_refused(r, i, o, &st);
+		if (st.abandoned && !last->abandoned)
+			log_say("%s output %s stopped with %llu records it could not deliver%s%s; counted as unwritten",
+				o->kind, output_path(o, name, sizeof(name)), (unsigned long long)st.abandoned,
+				st.failing ? ": " : "", st.failing ? output_open_error(st.last_error) : "");
+		else if (st.failing && (!last->failing || st.episodes != last->episodes))
 			log_say("cannot write %s output %s: %s; counting what cannot be kept%s",
 				o->kind, output_path(o, name, sizeof(name)), output_open_error(st.last_error),
 				st.gone ? "" : " and retrying");
@@ -120,10 +144,21 @@ static bool note_outputs(struct report *r)
 			log_say("%s output %s writable again; %llu records could not be written",
 				o->kind, output_path(o, name, sizeof(name)),
 				(unsigned long long)(st.lost - last->lost));
-		if (st.failing != last->failing || !st.failing)
+		if (st.failing != last->failing || !st.failing || st.abandoned)
 			*last = st;
 	}
 	return all_gone;
+}
+
+/* What an input has to tell (input.h, news), as it comes. */
+static void note_inputs(struct report *r)
+{
+	struct input *in;
+	const char *news;
+
+	for (size_t i = 0; (in = collector_input(r->c, i)); i++)
+		if (in->ops->news && (news = in->ops->news(in)))
+			log_say("%s: %s", in->name, news);
 }
 
 bool report_turn(struct report *r)
@@ -132,6 +167,7 @@ bool report_turn(struct report *r)
 
 	collector_counts(r->c, &cc);
 	note_kernel_drops(r, &cc);
+	note_inputs(r);
 	return note_outputs(r);
 }
 
@@ -139,14 +175,20 @@ static void stream_line_cb(const struct stream *s, void *arg)
 {
 	char addr[ADDR_TEXT_MAX];
 	char ident[4 * WIRE_IDENT_LEN + 1];	/* remote data: escaped like the text output */
+	char edge[sizeof(" edge=") + 4 * sizeof(s->origin)] = " edge=";
 	size_t n = text_name(ident, sizeof(ident) - 1, (const uint8_t *)s->ident, strlen(s->ident));
+	size_t e = strlen(edge);
 
 	(void)arg;
 	ident[n] = 0;
+	if (s->origin[0])
+		edge[e + text_name(edge + e, sizeof(edge) - e - 1, (const uint8_t *)s->origin, strlen(s->origin))] = 0;
+	else
+		edge[0] = 0;
 	addr_format(addr, sizeof(addr), (const struct sockaddr *)&s->addr);
-	log_say("stream %llu src=%s ident=%s pid=%u received=%llu lost=%llu reordered=%llu "
+	log_say("stream %llu src=%s%s ident=%s pid=%u received=%llu lost=%llu reordered=%llu "
 		"duplicates=%llu restarts=%llu malformed=%llu rate_limited=%llu",
-		(unsigned long long)s->index, addr, ident, s->pid,
+		(unsigned long long)s->index, addr, edge, ident, s->pid,
 		(unsigned long long)s->counts.received, (unsigned long long)s->counts.lost,
 		(unsigned long long)s->counts.reordered, (unsigned long long)s->counts.duplicates,
 		(unsigned long long)s->counts.restarts, (unsigned long long)s->counts.malformed,
@@ -165,19 +207,23 @@ static const char *worker_label(char *buf, size_t room, unsigned int worker)
 static void summary_lines(const struct stats *s)
 {
 	const struct collector_counts *t = &s->totals;
-	char after[64] = "", redelivered[64] = "", workers[96] = "";
+	char after[64] = "", redelivered[64] = "", given_up[64] = "", refused[64] = "", workers[96] = "";
 
 	/* only where they apply: the line stays as it was otherwise */
 	if (t->after_stop)
 		snprintf(after, sizeof(after), " after_stop=%llu", (unsigned long long)t->after_stop);
 	if (t->redelivered)
 		snprintf(redelivered, sizeof(redelivered), " redelivered=%llu", (unsigned long long)t->redelivered);
+	if (t->given_up)
+		snprintf(given_up, sizeof(given_up), " given_up=%llu", (unsigned long long)t->given_up);
+	if (t->refused)
+		snprintf(refused, sizeof(refused), " refused=%llu", (unsigned long long)t->refused);
 	if (s->workers)
 		snprintf(workers, sizeof(workers), " workers=%u worker_restarts=%llu", s->workers,
 			 (unsigned long long)s->worker_restarts);
 	log_say("received=%llu written=%llu lost=%llu dropped=%llu malformed=%llu "
 		"kernel_drops=%llu unwritten=%llu filtered=%llu denied=%llu rate_limited=%llu "
-		"incomplete=%llu reordered=%llu duplicates=%llu restarts=%llu streams=%zu evicted=%llu%s%s%s",
+		"incomplete=%llu reordered=%llu duplicates=%llu restarts=%llu streams=%zu evicted=%llu%s%s%s%s%s",
 		(unsigned long long)t->received, (unsigned long long)t->written,
 		(unsigned long long)t->streams.lost, (unsigned long long)collector_dropped(t),
 		(unsigned long long)t->streams.malformed, (unsigned long long)t->kernel_drops,
@@ -186,20 +232,22 @@ static void summary_lines(const struct stats *s)
 		(unsigned long long)t->input_lost,
 		(unsigned long long)t->streams.reordered, (unsigned long long)t->streams.duplicates,
 		(unsigned long long)t->streams.restarts, t->streams_held,
-		(unsigned long long)t->streams_evicted, after, redelivered, workers);
+		(unsigned long long)t->streams_evicted, after, redelivered, given_up, refused, workers);
 	for (size_t i = 0; i < s->n_outputs; i++) {
 		const struct stats_output *o = &s->outputs[i];
-		char stop[64] = "", queued[96] = "", worker[32];
+		char stop[64] = "", queued[96] = "", refused[64] = "", worker[32];
 
+		if (o->st.refused)
+			snprintf(refused, sizeof(refused), " refused=%llu", (unsigned long long)o->st.refused);
 		if (o->st.stopped)
 			snprintf(stop, sizeof(stop), " after_stop=%llu", (unsigned long long)o->st.after_stop);
 		if (o->st.queued_peak)
 			snprintf(queued, sizeof(queued), " queued=%llu queued_peak=%llu",
 				 (unsigned long long)o->st.queued, (unsigned long long)o->st.queued_peak);
-		log_say("output %s file=%s%s written=%llu unwritten=%llu files=%llu bytes=%llu failures=%llu%s%s%s%s",
+		log_say("output %s file=%s%s written=%llu unwritten=%llu%s files=%llu bytes=%llu failures=%llu%s%s%s%s",
 			o->kind, o->file, worker_label(worker, sizeof(worker), o->worker),
 			(unsigned long long)o->st.written,
-			(unsigned long long)o->st.lost, (unsigned long long)o->st.files,
+			(unsigned long long)o->st.lost, refused, (unsigned long long)o->st.files,
 			(unsigned long long)o->st.bytes, (unsigned long long)o->st.episodes, queued,
 			o->st.failing ? " failing=" : "", o->st.failing ? strerror(o->st.last_error) : "", stop);
 	}

@@ -79,11 +79,13 @@ static void totals_add(struct collector_counts *to, const struct collector_count
 	to->received += from->received;
 	to->written += from->written;
 	to->unwritten += from->unwritten;
+	to->refused += from->refused;
 	to->kernel_drops += from->kernel_drops;
 	to->input_lost += from->input_lost;
 	to->denied += from->denied;
 	to->rate_limited += from->rate_limited;
 	to->redelivered += from->redelivered;
+	to->given_up += from->given_up;
 	to->streams.received += from->streams.received;
 	to->streams.lost += from->streams.lost;
 	to->streams.reordered += from->streams.reordered;
@@ -112,6 +114,10 @@ static void output_add(struct output_stats *to, const struct output_stats *from)
 {
 	to->written += from->written;
 	to->lost += from->lost;
+	to->refused += from->refused;
+	to->abandoned += from->abandoned;
+	if (from->refused_why[0])
+		memcpy(to->refused_why, from->refused_why, sizeof(to->refused_why));
 	to->files += from->files;
 	to->bytes += from->bytes;
 	to->episodes += from->episodes;

@@ -51,6 +51,8 @@ size_t stats_json_total(char *buf, size_t room, const struct stats *s)
 	put_member(&b, "evicted", t->streams_evicted);
 	put_member(&b, "after_stop", t->after_stop);
 	put_member(&b, "redelivered", t->redelivered);
+	put_member(&b, "given_up", t->given_up);
+	put_member(&b, "refused", t->refused);
 	if (s->workers) {
 		put_member(&b, "workers", s->workers);
 		put_member(&b, "worker_restarts", s->worker_restarts);
@@ -69,6 +71,7 @@ size_t stats_json_output(char *buf, size_t room, const struct stats_output *so)
 		put_member(&b, "worker", so->worker);
 	put_member(&b, "written", st->written);
 	put_member(&b, "unwritten", st->lost);
+	put_member(&b, "refused", st->refused);
 	put_member(&b, "files", st->files);
 	put_member(&b, "bytes", st->bytes);
 	put_member(&b, "failures", st->episodes);
@@ -129,6 +132,10 @@ size_t stats_json_stream(char *buf, size_t room, const struct stream *s)
 	stats_put(&b, "{\"summary\":\"stream\",\"stream\":%llu,\"src\":\"%s\",\"ident\":",
 		  (unsigned long long)s->index, addr);
 	put_string(&b, s->ident, strlen(s->ident));
+	if (s->origin[0]) {
+		stats_put(&b, ",\"edge\":");
+		put_string(&b, s->origin, strlen(s->origin));
+	}
 	put_member(&b, "pid", s->pid);
 	put_member(&b, "received", s->counts.received);
 	put_member(&b, "lost", s->counts.lost);

@@ -67,7 +67,7 @@ static void totals(struct stats_buf *o, const struct stats *s)
 		{ "gsmtaplogd_datagrams_lost_total", "counter",
 		  "Sequence numbers never seen: lost between sender and collector.", t->streams.lost },
 		{ "gsmtaplogd_datagrams_dropped_total", "counter",
-		  "Datagrams not kept: kernel drops, incomplete, unwritten, denied and rate limited.",
+		  "Datagrams not kept: kernel drops, incomplete, unwritten, refused, denied and rate limited.",
 		  collector_dropped(t) },
 		{ "gsmtaplogd_datagrams_malformed_total", "counter", "Datagrams that are not decodable GSMTAP.",
 		  t->streams.malformed },
@@ -95,6 +95,8 @@ static void totals(struct stats_buf *o, const struct stats *s)
 		{ "gsmtaplogd_datagrams_redelivered_total", "counter",
 		  "Datagrams an input delivered again (JetStream redelivery) that were recorded already.",
 		  t->redelivered },
+		{ "gsmtaplogd_stream_sequences_given_up_total", "counter",
+		  "Broker stream sequences taken as held unseen, to bound the archiver's memory.", t->given_up },
 		{ "gsmtaplogd_start_time_seconds", "gauge", "When the daemon started, in seconds since the epoch.",
 		  (uint64_t)s->started },
 	};

@@ -477,6 +477,7 @@ static void reckon(const struct workers *ws, const struct worker *w, struct stat
 	totals->denied = c->denied;
 	totals->rate_limited = c->rate_limited;
 	totals->redelivered = c->redelivered;
+	totals->given_up = c->given_up;
 	totals->after_stop = c->after_stop;
 	totals->streams = c->streams;
 	totals->unwritten = 0;

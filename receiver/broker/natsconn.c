@@ -198,7 +198,7 @@ int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err)
 	return 0;
 }
 
-int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, uint64_t *delivered,
+int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, struct natsconn_consumer *out,
 		     char *err)
 {
 	char subject[256];
@@ -217,13 +217,37 @@ int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pendi
 		cc.DeliverPolicy = js_DeliverAll;
 		cc.FilterSubject = subject;
 		s = js_AddConsumer(&ci, js, cfg->stream, &cc, NULL, &jerr);
+		out->made = true;
+	} else {
+		out->made = false;
 	}
-	*delivered = s == NATS_OK && ci ? ci->Delivered.Stream : 0;
+	if (s == NATS_OK && !ci)
+		s = NATS_ERR;
+	if (s == NATS_OK) {
+		out->created = (uint64_t)ci->Created;
+		out->ack_floor = ci->AckFloor.Stream;
+		out->delivers_all = ci->Config && ci->Config->DeliverPolicy == js_DeliverAll;
+	}
 	jsConsumerInfo_Destroy(ci);
 	if (s != NATS_OK) {
-		fail(err, "the durable consumer", s);
+		fail(err, "JetStream", s);
 		return -EAGAIN;
 	}
+	return 0;
+}
+
+int natsconn_stream_created(jsCtx *js, const struct nats_config *cfg, uint64_t *created, char *err)
+{
+	jsStreamInfo *si = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = js_GetStreamInfo(&si, js, cfg->stream, NULL, &jerr);
+
+	if (s != NATS_OK || !si) {
+		fail(err, "the stream", s);
+		return -EAGAIN;
+	}
+	*created = (uint64_t)si->Created;
+	jsStreamInfo_Destroy(si);
 	return 0;
 }
 

@@ -66,13 +66,25 @@ bool natsconn_up(const struct natsconn *c);
  *  operator's stream is left as it is).  \returns 0 or -EAGAIN with the reason in \a err */
 int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err);
 
+/*! What a durable consumer is now. */
+struct natsconn_consumer {
+	uint64_t created;	/*!< when it was created, ns: another value is another consumer */
+	uint64_t ack_floor;	/*!< every stream sequence up to this one was acknowledged (or is gone) */
+	bool delivers_all;	/*!< it delivers the stream from its first message */
+	bool made;		/*!< it was missing and was created now */
+};
+
 /*! Make sure the durable pull consumer cfg->durable exists on cfg->stream, taking
  *  PREFIX.>, with explicit acknowledgements, cfg->ack_wait and at most
- *  \a max_pending delivered and not acknowledged (created only when missing).
- *  *\a delivered is the last stream sequence it had delivered before (0 when new).
- *  \returns 0 or -EAGAIN with the reason in \a err */
-int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, uint64_t *delivered,
+ *  \a max_pending delivered and not acknowledged (created only when missing), and
+ *  say what it is in *\a out.  \returns 0 or -EAGAIN with the reason in \a err */
+int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, struct natsconn_consumer *out,
 		     char *err);
+
+/*! When cfg->stream was created, ns since the epoch, in *\a created: a stream
+ *  deleted and created again numbers its messages from 1 anew.  \returns 0 or
+ *  -EAGAIN with the reason in \a err */
+int natsconn_stream_created(jsCtx *js, const struct nats_config *cfg, uint64_t *created, char *err);
 
 /*! Ask for the next \a batch messages of the durable consumer, delivered to \a reply
  *  (a pull request, without waiting): they come to whoever subscribes to it, then a

@@ -44,9 +44,10 @@ static natsStatus set_addr(natsMsg *m, const char *key, const struct sockaddr_st
 	return natsMsgHeader_Set(m, key, text);
 }
 
-natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const struct rx_record *r)
+natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const char *spooled_as,
+			  const struct rx_record *r)
 {
-	char text[ADDR_TEXT_MAX + 64];
+	char text[NATSMSG_COLLECTOR_MAX + ADDR_TEXT_MAX + 64];
 	struct wire_log log;
 	natsStatus s = natsMsg_Create(msg, subject, NULL, (const char *)r->data, (int)r->len);
 
@@ -61,9 +62,14 @@ natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collec
 	if (s == NATS_OK)
 		s = natsMsgHeader_Set(*msg, NATSMSG_COLLECTOR, collector);
 	if (s == NATS_OK && wire_decode(r->data, r->len, &log) == WIRE_OK && log.seq) {
-		size_t n = addr_format(text, sizeof(text), (const struct sockaddr *)&r->src);
+		/* the collector too: two sites' senders may share an address, a pid and a second */
+		size_t n = (size_t)snprintf(text, sizeof(text), "%.*s/", NATSMSG_COLLECTOR_MAX - 1, collector);
 
+		n += addr_format(text + n, sizeof(text) - n, (const struct sockaddr *)&r->src);
 		snprintf(text + n, sizeof(text) - n, "/%u/%u/%u.%06u", log.pid, log.seq, log.sec, log.usec);
+		s = natsMsgHeader_Set(*msg, NATSMSG_ID, text);
+	} else if (s == NATS_OK && spooled_as) {
+		snprintf(text, sizeof(text), "%.*s/%s", NATSMSG_COLLECTOR_MAX - 1, collector, spooled_as);
 		s = natsMsgHeader_Set(*msg, NATSMSG_ID, text);
 	}
 	if (s != NATS_OK) {
@@ -84,19 +90,26 @@ static int get_addr(natsMsg *m, const char *key, struct sockaddr_storage *ss)
 
 int natsmsg_decode(natsMsg *msg, struct rx_record *r)
 {
-	const char *v = NULL;
+	const char *v = NULL, *collector = NULL;
 	char *end;
 	unsigned long long ns;
 
 	*r = (struct rx_record){ .data = (const uint8_t *)natsMsg_GetData(msg), .len = natsMsg_GetDataLength(msg) };
 	if (natsMsgHeader_Get(msg, NATSMSG_RX_TIME, &v) != NATS_OK || !v)
 		return -EINVAL;
+	/* digits only: strtoull() would take "-5" for 2^64 - 5, the year 2554 */
+	if (*v < '0' || *v > '9')
+		return -EINVAL;
 	errno = 0;
 	ns = strtoull(v, &end, 10);
-	if (errno || end == v || *end)
+	if (errno || *end || ns > NATSMSG_RX_TIME_MAX)
 		return -EINVAL;
 	r->rx_time = (struct timespec){ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
 	if (get_addr(msg, NATSMSG_SRC, &r->src) || get_addr(msg, NATSMSG_DST, &r->dst))
 		return -EINVAL;
+	if (natsMsgHeader_Get(msg, NATSMSG_COLLECTOR, &collector) != NATS_OK || !collector || !*collector ||
+	    strnlen(collector, NATSMSG_COLLECTOR_MAX) == NATSMSG_COLLECTOR_MAX)
+		return -EINVAL;
+	r->origin = collector;
 	return r->data || !r->len ? 0 : -EINVAL;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include <nats/nats.h>
@@ -18,14 +19,22 @@
  *   Gsmtap-Src        the sender's address and port, "10.0.0.7:40123", "[fd00::7]:40123"
  *   Gsmtap-Dst        where the sender sent it, in the same form
  *   Gsmtap-Collector  the collector that received it
- *   Nats-Msg-Id       for a numbered datagram: SRC/PID/SEQ/SEC.USEC of its sender,
- *                     so that JetStream keeps one copy of a datagram published twice
+ *   Nats-Msg-Id       for a numbered datagram: COLLECTOR/SRC/PID/SEQ/SEC.USEC of its
+ *                     sender (two copies of it that arrived are one); for any other, what
+ *                     the collector names it (COLLECTOR/START.N: its run and its record), so
+ *                     that JetStream keeps one copy of a datagram published twice
  */
 #define NATSMSG_RX_TIME		"Gsmtap-Rx-Time"
 #define NATSMSG_SRC		"Gsmtap-Src"
 #define NATSMSG_DST		"Gsmtap-Dst"
 #define NATSMSG_COLLECTOR	"Gsmtap-Collector"
 #define NATSMSG_ID		"Nats-Msg-Id"
+
+/* A collector's name is shorter (the output makes it a token of at most 127). */
+#define NATSMSG_COLLECTOR_MAX	128
+/* The latest receive time a message may say, ns: what a signed 64-bit count
+ * holds (the year 2262), as pcapng readers take it. */
+#define NATSMSG_RX_TIME_MAX	INT64_MAX
 
 /* Room for a subject: prefix, collector and sender tokens. */
 #define NATSMSG_SUBJECT_MAX	384
@@ -40,10 +49,14 @@ size_t natsmsg_token(char *out, size_t room, const char *s);
 size_t natsmsg_subject(char *out, size_t room, const char *prefix, const char *collector,
 		       const struct sockaddr *src);
 
-/*! The message for record \a r on \a subject.  \returns NATS_OK and *msg, which
- *  the caller then owns */
-natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const struct rx_record *r);
+/*! The message for record \a r on \a subject, which the collector knows as \a
+ *  spooled_as (unique in its runs, the same each time it publishes it again; for a
+ *  datagram whose sender does not number it; NULL: none).  \returns NATS_OK and
+ *  *msg, which the caller then owns */
+natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const char *spooled_as,
+			  const struct rx_record *r);
 
-/*! The record \a msg carries; r->data points into \a msg.  \returns 0, or
- *  -EINVAL for a message without our headers (another publisher's) */
+/*! The record \a msg carries, r->origin its collector; r->data and r->origin point
+ *  into \a msg.  \returns 0, or -EINVAL for a message without our headers, or with
+ *  one that is not as a collector writes it (another publisher's) */
 int natsmsg_decode(natsMsg *msg, struct rx_record *r);

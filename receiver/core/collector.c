@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "collector.h"
+#include "held.h"
 #include "input.h"
 #include "output.h"
 
 struct collector {
 	const struct access *access;
 	struct streams *streams;
+	struct held *held;		/*!< what the main output holds of a broker's stream */
 	const struct names *names;
 	struct input *inputs[COLLECTOR_INPUTS_MAX];
 	struct output *outputs[COLLECTOR_OUTPUTS_MAX];
@@ -33,7 +35,10 @@ struct collector *collector_new(size_t max_streams, const struct access *access)
 	c->now = time(NULL);
 	c->packets_limit = UINT64_MAX;
 	c->streams = streams_new(max_streams);
-	if (!c->streams) {
+	c->held = held_new();
+	if (!c->streams || !c->held) {
+		streams_free(c->streams);
+		held_free(c->held);
 		free(c);
 		return NULL;
 	}
@@ -79,6 +84,22 @@ void collector_set_names(struct collector *c, const struct names *names)
 	c->names = names;
 }
 
+/* A stored record is new unless its stream sequence is held: \returns whether it
+ * is, and holds it from now on; *late says whether it comes after newer ones (a
+ * redelivery whose first delivery never got written), for its sender's numbers.
+ * Whatever the record becomes (written, denied, over its rate), it is
+ * acknowledged and never comes as new again. */
+static bool hold(struct collector *c, const struct rx_stored *st, bool *late)
+{
+	held_follow(c->held, st->stream, st->epoch);
+	held_settle(c->held, st->settled);
+	if (held_has(c->held, st->seq))
+		return false;
+	*late = held_behind(c->held, st->seq);
+	c->tally->given_up += held_add(c->held, st->seq);
+	return true;
+}
+
 void collector_take_cb(void *ctx, const struct rx_record *r)
 {
 	struct collector *c = ctx;
@@ -87,23 +108,23 @@ void collector_take_cb(void *ctx, const struct rx_record *r)
 	struct wire_log log;
 	enum wire_verdict v;
 	struct stream *s;
-	bool repeat;
+	bool late = false;
 
 	if (__builtin_expect(t->recorded == c->packets_limit, 0)) {
 		t->after_stop++;
 		return;
 	}
 	t->received++;
+	if (r->stored && !hold(c, r->stored, &late)) {
+		t->redelivered++;
+		return;
+	}
 	if (!access_allowed(c->access, src)) {
 		t->denied++;
 		return;
 	}
 	v = wire_decode(r->data, r->len, &log);
-	s = streams_account(c->streams, src, v, &log, &r->rx_time, r->delivery, &repeat);
-	if (repeat) {
-		t->redelivered++;
-		return;
-	}
+	s = streams_account(c->streams, src, r->origin, v, &log, &r->rx_time, late);
 	if (!access_within_rate(c->access, &s->rate_tat, &r->rx_time)) {
 		s->rate_limited++;
 		t->rate_limited++;
@@ -118,9 +139,20 @@ void collector_know_cb(void *ctx, const struct rx_record *r)
 {
 	struct collector *c = ctx;
 	struct wire_log log;
-	enum wire_verdict v = wire_decode(r->data, r->len, &log);
+	enum wire_verdict v;
+	bool late;
 
+	if (r->stored) {
+		hold(c, r->stored, &late);
+		return;
+	}
+	v = wire_decode(r->data, r->len, &log);
 	streams_know(c->streams, (const struct sockaddr *)&r->src, v, &log);
+}
+
+void collector_held_mark(const struct collector *c, struct held_mark *m)
+{
+	held_mark(c->held, m);
 }
 
 void collector_set_packets_limit(struct collector *c, uint64_t packets)
@@ -199,6 +231,7 @@ void collector_counts(const struct collector *c, struct collector_counts *out)
 		.streams_evicted = streams_evicted(c->streams),
 		.after_stop = t->after_stop,
 		.redelivered = t->redelivered,
+		.given_up = t->given_up,
 	};
 	for (size_t i = 0; i < c->n_inputs; i++) {
 		struct input_stats st;
@@ -212,6 +245,7 @@ void collector_counts(const struct collector *c, struct collector_counts *out)
 
 		c->outputs[i]->ops->stats(c->outputs[i], &st);
 		out->unwritten += st.lost;
+		out->refused += st.refused;
 		if (i == 0)
 			out->written = st.written;
 	}
@@ -264,5 +298,6 @@ void collector_free(struct collector *c)
 	for (size_t i = 0; i < c->n_inputs; i++)
 		c->inputs[i]->ops->close(c->inputs[i]);
 	streams_free(c->streams);
+	held_free(c->held);
 	free(c);
 }

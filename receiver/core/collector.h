@@ -25,6 +25,7 @@ struct collector_counts {
 	uint64_t received;	/*!< datagrams the inputs delivered */
 	uint64_t written;	/*!< kept by the main output (the first one added) */
 	uint64_t unwritten;	/*!< records the outputs could not keep (disk full, a stalled pipe) */
+	uint64_t refused;	/*!< records an output's destination refused for good (too large for a broker) */
 	uint64_t kernel_drops;	/*!< dropped by the kernel before an input could read them */
 	uint64_t input_lost;	/*!< datagrams an input saw but could not deliver (incomplete fragments) */
 	uint64_t denied;	/*!< from outside the --allow networks */
@@ -33,8 +34,10 @@ struct collector_counts {
 	size_t streams_held;	/*!< streams in the table now */
 	uint64_t streams_evicted;	/*!< streams pushed out to make room */
 	uint64_t after_stop;	/*!< datagrams read after the -c limit was reached, not recorded */
-	uint64_t redelivered;	/*!< delivered again by an input that redelivers (JetStream) and
-				     recorded already: not recorded twice */
+	uint64_t redelivered;	/*!< delivered again by a broker (JetStream) whose stream sequence the
+				     main output holds already: not recorded twice */
+	uint64_t given_up;	/*!< broker sequences taken as held unseen, to bound memory (held.h):
+				     should they come, they are not written */
 };
 
 /*!
@@ -49,6 +52,7 @@ struct collector_tally {
 	uint64_t denied;
 	uint64_t rate_limited;
 	uint64_t redelivered;
+	uint64_t given_up;
 	uint64_t after_stop;
 	uint64_t recorded;	/*!< handed to the outputs */
 	struct stream_counts streams;	/*!< over every stream ever seen */
@@ -57,7 +61,7 @@ struct collector_tally {
 /*! Everything the collector did not keep, for the summary's dropped=. */
 static inline uint64_t collector_dropped(const struct collector_counts *c)
 {
-	return c->kernel_drops + c->input_lost + c->unwritten + c->denied + c->rate_limited;
+	return c->kernel_drops + c->input_lost + c->unwritten + c->refused + c->denied + c->rate_limited;
 }
 
 /*! An empty collector with room for \a max_streams senders, recording what \a access
@@ -81,20 +85,27 @@ struct output *collector_output(const struct collector *c, size_t i);
 /*! Use \a names (the caller's, or NULL) to name senders for the outputs. */
 void collector_set_names(struct collector *c, const struct names *names);
 
-/*! rx_deliver_cb for every input: \a ctx is the collector.  A sender outside the
- *  allowed networks is counted as denied and gets no stream state, so that it
- *  cannot push allowed senders out of the table; a datagram over its sender's rate
- *  is accounted in its stream (its sequence number arrived) but not written.  A
- *  record marked as a possible redelivery whose sequence number has arrived
- *  already is counted as redelivered (and as its stream's duplicate) and not
- *  written: an input that redelivers gets each numbered datagram recorded once. */
+/*! rx_deliver_cb for every input: \a ctx is the collector.  A record a broker
+ *  stores (record.h, stored) whose stream sequence is held already (held.h: written,
+ *  or settled, in this run or read back from the main output's files) is counted
+ *  as redelivered and not recorded again: each stored message once, by its key, never
+ *  by its sender's numbers.  A sender outside the allowed networks is counted as
+ *  denied and gets no stream state, so that it cannot push allowed senders out of
+ *  the table; a datagram over its sender's rate is accounted in its stream (its
+ *  sequence number arrived) but not written. */
 void collector_take_cb(void *ctx, const struct rx_record *r);
 
 /*! rx_deliver_cb for what an earlier run recorded, read back from the main output's
- *  files: each numbered datagram moves its sender's sequence on, nothing is counted
- *  or written, so that an input that redelivers (a record's redelivery flag) cannot
- *  make the collector record it twice across a restart. */
+ *  files: a stored record's stream sequence is held (and the floor its mark gives),
+ *  so that a broker that delivers it again cannot make the collector record it
+ *  twice across a restart; any other numbered datagram moves its sender's sequence
+ *  on.  Nothing is counted or written. */
 void collector_know_cb(void *ctx, const struct rx_record *r);
+
+struct held_mark;
+
+/*! What the main output holds of a broker's stream, for the mark it writes (held.h). */
+void collector_held_mark(const struct collector *c, struct held_mark *m);
 
 /*! Start of a loop turn: bring the inputs' counters (kernel drops) up to date. */
 void collector_refresh(struct collector *c);

@@ -8,13 +8,14 @@
 #include <sys/socket.h>
 #include <time.h>
 
-/*! How a record came to the collector, for the sequence rules (wire/seq.h). */
-enum rx_delivery {
-	RX_FIRST,	/*!< as it arrived: sockets, captures, files, a broker's first delivery */
-	RX_AGAIN,	/*!< delivered before and perhaps recorded (a broker redelivers what was not
-			     acknowledged): a numbered one whose number arrived is not recorded again */
-	RX_LATE,	/*!< delivered before but never recorded (its first delivery was lost on the
-			     way): late, never a repeat, never a restart */
+/*! Where a broker keeps a record: the key that makes it one stored message, so
+ *  that an archive writes each once however often the broker delivers it (held.h). */
+struct rx_stored {
+	const char *stream;	/*!< the broker's stream */
+	uint64_t epoch;		/*!< when that stream was created (ns): one created again numbers anew */
+	uint64_t seq;		/*!< its sequence in that stream: 1, 2, ... */
+	uint64_t settled;	/*!< every sequence up to this one was acknowledged by the consumer (or
+				     held, for a record read back): none of them is new; 0 when unknown */
 };
 
 /*! One UDP datagram with where and when it arrived.  Sockets, live capture and
@@ -28,10 +29,11 @@ struct rx_record {
 	size_t len;			/*!< bytes at data */
 	size_t sent_len;		/*!< its length as sent when a capture's snap length cut it to len
 					     bytes (decode_keep_cut()), else 0 or len */
-	enum rx_delivery delivery;	/*!< RX_FIRST but from a broker that delivers again */
 	const char *comment;		/*!< what an input says about this datagram's source, once (a
 					     ring's lane: who offered it); written where an output can
 					     (pcapng: opt_comment); NULL mostly */
+	const char *origin;		/*!< the collector that received it (a broker's edge), NULL: this one */
+	const struct rx_stored *stored;	/*!< NULL but for a record a broker stores (and may deliver again) */
 };
 
 /*! A receive time in nanoseconds since the epoch, as pcapng and rate limits count it. */

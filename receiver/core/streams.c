@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -28,10 +29,10 @@ struct list {
 	uint32_t head, tail;
 };
 
-/* Family, address, port and IPv6 scope, packed so that comparing and hashing
- * are a few word operations. */
+/* Family, address, port and IPv6 scope, and the hash of the origin's name,
+ * packed so that comparing and hashing are a few word operations. */
 struct stream_key {
-	uint64_t w[3];
+	uint64_t w[4];
 };
 
 struct slot {
@@ -102,9 +103,22 @@ static uint64_t siphash(const uint64_t key[2], const uint64_t *m, size_t n)
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-static struct stream_key make_key(const struct sockaddr *sa, size_t *size)
+/* The origin's name as a key word (0: this collector), hashed whole. */
+static uint64_t origin_word(const struct streams *st, const char *origin)
 {
-	struct stream_key k = { { 0, 0, (uint64_t)sa->sa_family << 48 } };
+	uint64_t m[STREAM_ORIGIN_MAX / 8] = { 0 };
+	size_t len = origin ? strnlen(origin, STREAM_ORIGIN_MAX) : 0;
+
+	if (!len)
+		return 0;
+	memcpy(m, origin, len);
+	return siphash(st->sip_key, m, (len + 7) / 8) | 1;
+}
+
+static struct stream_key make_key(const struct streams *st, const struct sockaddr *sa, const char *origin,
+				  size_t *size)
+{
+	struct stream_key k = { { 0, 0, (uint64_t)sa->sa_family << 48, origin_word(st, origin) } };
 
 	if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
@@ -126,7 +140,7 @@ static struct stream_key make_key(const struct sockaddr *sa, size_t *size)
 
 static bool same_key(const struct stream_key *a, const struct stream_key *b)
 {
-	return a->w[0] == b->w[0] && a->w[1] == b->w[1] && a->w[2] == b->w[2];
+	return a->w[0] == b->w[0] && a->w[1] == b->w[1] && a->w[2] == b->w[2] && a->w[3] == b->w[3];
 }
 
 static void list_push(struct streams *st, int l, uint32_t i)
@@ -214,7 +228,7 @@ void streams_free(struct streams *st)
 
 static uint32_t *chain_of(struct streams *st, const struct stream_key *k)
 {
-	return &st->buckets[siphash(st->sip_key, k->w, 3) & st->mask];
+	return &st->buckets[siphash(st->sip_key, k->w, 4) & st->mask];
 }
 
 /* Free the least recently seen slot, keeping its counts in the totals. */
@@ -233,10 +247,10 @@ static uint32_t evict(struct streams *st)
 	return i;
 }
 
-static struct slot *lookup(struct streams *st, const struct sockaddr *src)
+static struct slot *lookup(struct streams *st, const struct sockaddr *src, const char *origin)
 {
 	size_t size;
-	struct stream_key k = make_key(src, &size);
+	struct stream_key k = make_key(st, src, origin, &size);
 	uint32_t *head, i = st->list[BY_USE].tail;
 	struct slot *n;
 
@@ -256,6 +270,8 @@ static struct slot *lookup(struct streams *st, const struct sockaddr *src)
 	n = &st->slots[i];
 	memset(n, 0, sizeof(*n));
 	memcpy(&n->s.addr, src, size);
+	if (origin)
+		snprintf(n->s.origin, sizeof(n->s.origin), "%s", origin);
 	n->s.index = ++st->next_index;
 	n->key = k;
 	n->bucket = head - st->buckets;
@@ -327,12 +343,10 @@ static bool keep_ident(struct slot *n, const struct wire_log *log)
 }
 
 static void account(struct slot *n, enum wire_verdict verdict, const struct wire_log *log,
-		    const struct timespec *now, enum rx_delivery delivery, bool *repeat)
+		    const struct timespec *now, bool late)
 {
 	bool same_sender;
 
-	if (repeat)
-		*repeat = false;
 	n->s.step = (struct seq_result){ .event = SEQ_NONE };
 	n->s.counts.received++;
 	n->s.last_seen = *now;
@@ -345,12 +359,10 @@ static void account(struct slot *n, enum wire_verdict verdict, const struct wire
 	same_sender = keep_ident(n, log);
 	if (!log->seq)
 		return;
-	if (delivery == RX_FIRST)
-		seq_step(&n->s.seq, log->seq, same_sender, &n->s.step);
+	if (late)
+		seq_step_again(&n->s.seq, log->seq, same_sender, true, &n->s.step);
 	else
-		seq_step_again(&n->s.seq, log->seq, same_sender, delivery == RX_LATE, &n->s.step);
-	if (repeat)
-		*repeat = delivery != RX_FIRST && n->s.step.event == SEQ_DUPLICATE;
+		seq_step(&n->s.seq, log->seq, same_sender, &n->s.step);
 	/* A restart at a number an earlier run recorded is that run's to count. */
 	if (n->known_held)
 		n->s.step.retract = SEQ_NONE;
@@ -358,14 +370,14 @@ static void account(struct slot *n, enum wire_verdict verdict, const struct wire
 	count_seq(&n->s.counts, &n->s.step);
 }
 
-struct stream *streams_account(struct streams *st, const struct sockaddr *src,
-			       enum wire_verdict verdict, const struct wire_log *log,
-			       const struct timespec *now, enum rx_delivery delivery, bool *repeat)
+struct stream *streams_account(struct streams *st, const struct sockaddr *src, const char *origin,
+			       enum wire_verdict verdict, const struct wire_log *log, const struct timespec *now,
+			       bool late)
 {
-	struct slot *n = lookup(st, src);
+	struct slot *n = lookup(st, src, origin);
 	struct stream_counts before = n->s.counts;
 
-	account(n, verdict, log, now, delivery, repeat);
+	account(n, verdict, log, now, late);
 	counts_step(st->sum, &before, &n->s.counts);
 	return &n->s;
 }
@@ -373,7 +385,7 @@ struct stream *streams_account(struct streams *st, const struct sockaddr *src,
 const struct stream *streams_find(struct streams *st, const struct sockaddr *src)
 {
 	size_t size;
-	struct stream_key k = make_key(src, &size);
+	struct stream_key k = make_key(st, src, NULL, &size);
 
 	for (uint32_t i = *chain_of(st, &k); i != NIL; i = st->slots[i].chain)
 		if (same_key(&st->slots[i].key, &k))
@@ -389,7 +401,7 @@ void streams_know(struct streams *st, const struct sockaddr *src, enum wire_verd
 
 	if (verdict != WIRE_OK || !log->seq)
 		return;
-	n = lookup(st, src);
+	n = lookup(st, src, NULL);
 	seq_step(&n->s.seq, log->seq, keep_ident(n, log), &r);
 	n->known_held = r.held;
 }

@@ -8,10 +8,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "record.h"
 #include "seq.h"
 #include "wire.h"
-
 
 /*! Counters of one stream or of all of them. */
 struct stream_counts {
@@ -23,9 +21,15 @@ struct stream_counts {
 	uint64_t malformed;	/*!< not a decodable GSMTAP datagram */
 };
 
-/*! One sender, keyed by source address and port. */
+/* An origin's name is told apart by its first STREAM_ORIGIN_MAX bytes (natsmsg.h
+ * hands none longer) and reported by its first STREAM_ORIGIN_SHOWN - 1. */
+#define STREAM_ORIGIN_MAX	128
+#define STREAM_ORIGIN_SHOWN	32
+
+/*! One sender, keyed by its origin (the collector that received it), source address and port. */
 struct stream {
 	struct sockaddr_storage addr;	/*!< source address and port */
+	char origin[STREAM_ORIGIN_SHOWN];	/*!< the collector that received it (a broker's edge), "" for this one */
 	uint64_t index;			/*!< 1, 2, ... in order of first appearance; never reused */
 	struct stream_counts counts;
 	struct seq_state seq;		/*!< sequence accounting; seq.last is the highest seen, 0 before the first */
@@ -44,19 +48,20 @@ struct streams;
 struct streams *streams_new(size_t cap);
 void streams_free(struct streams *st);
 
-/*! Count one datagram from \a src with the verdict and fields from wire_decode().
- *  When the table is full the least recently seen stream is evicted (its counts stay
- *  in the totals).  A datagram its input delivered before (\a delivery RX_AGAIN or
- *  RX_LATE, a broker's redelivery) is stepped with seq_step_again(), and *\a repeat
- *  (may be NULL) says whether its sequence number had arrived already: it is then
- *  counted as a duplicate and leaves the sequence as it was.  \returns the stream it
- *  was counted in, whose rate fields the caller keeps; never NULL. */
-struct stream *streams_account(struct streams *st, const struct sockaddr *src,
-			       enum wire_verdict verdict, const struct wire_log *log,
-			       const struct timespec *now, enum rx_delivery delivery, bool *repeat);
+/*! Count one datagram from \a src, received by \a origin (NULL: this collector; two
+ *  edges' senders of the same address are two streams), with the verdict and fields
+ *  from wire_decode().  A datagram its input knows \a late (a broker delivers it
+ *  after newer ones, and it was never recorded) is stepped with seq_step_again():
+ *  however far behind, it fills its gap and is never a restart.  When the table is
+ *  full the least recently seen stream is evicted (its counts stay in the totals).
+ *  \returns the stream it was counted in, whose rate fields the caller keeps; never NULL. */
+struct stream *streams_account(struct streams *st, const struct sockaddr *src, const char *origin,
+			       enum wire_verdict verdict, const struct wire_log *log, const struct timespec *now,
+			       bool late);
 
-/*! The stream of \a src, or NULL when the table holds none; nothing changes (for a
- *  datagram a capture cut before its ident: it is taken to be the same sender's). */
+/*! The stream of \a src received here (no origin), or NULL when the table holds
+ *  none; nothing changes (for a datagram a capture cut before its ident: it is
+ *  taken to be the same sender's). */
 const struct stream *streams_find(struct streams *st, const struct sockaddr *src);
 
 /*! Learn a datagram that an earlier run recorded (read back from its files): its

@@ -16,30 +16,43 @@
 #include "natsmsg.h"
 
 /*
- * At-least-once with each numbered datagram written once: a message is
- * acknowledged after the loop turn that delivered it has written it
- * (committed), so a crash before that makes JetStream deliver it again.  A
- * message delivered again is marked as a possible redelivery, and the
- * collector does not record a numbered datagram twice (collector.h); after a
- * restart it knows the last NATS_IN_MAX_PENDING records of its main output
- * (input.h, redelivers), which hold every one written and not acknowledged.
+ * Each stored message written once: a message is acknowledged after the loop
+ * turn that delivered it has written it (committed), so a crash before that
+ * makes JetStream deliver it again; whether it is written then is decided by
+ * its key, the stream's creation time and the message's stream sequence
+ * (record.h, stored), which the collector looks up in what the archive holds
+ * (held.h): written in this run, or read back from the archive's files, which
+ * carry each packet's sequence and now and then a mark of the whole.  The
+ * consumer's acknowledgement floor, asked for every second, tells the
+ * collector which sequences are settled.  The requester also notices a
+ * consumer that has gone (deleted, or its stream created anew) and makes it
+ * again.
  */
 
 /* Messages per pull request, and per read(). */
 #define NATS_IN_BATCH		256
 /* Received and not yet delivered: a request is sent only when a batch fits. */
 #define NATS_IN_QUEUE		4096
-/* The consumer's MaxAckPending: delivered and not acknowledged, at most.  It
- * bounds what a crash leaves written and unacknowledged. */
+/* The consumer's MaxAckPending: delivered and not acknowledged, at most. */
 #define NATS_IN_MAX_PENDING	8192
 /* A pull request ends after this long without its whole batch (JetStream then
- * says so); one whose end never comes (a lost connection) is given up later. */
+ * says so); one whose end never comes (a lost connection, a consumer deleted
+ * meanwhile) is given up later, and the consumer looked up again. */
 #define NATS_IN_EXPIRES_MS	1000
 #define NATS_IN_GIVE_UP_MS	(NATS_IN_EXPIRES_MS + 2000)
 /* After an error: wait this long before trying again. */
 #define NATS_IN_RETRY_MS	250
-/* Stream sequences this run remembers having received: the last this many. */
-#define NATS_IN_SEEN		(1u << 20)
+/* The consumer is looked up this often: is it still there, how far it is acknowledged. */
+#define NATS_IN_LOOK_MS		1000
+
+/* Room for what the loop has yet to say. */
+#define NATS_IN_NEWS_MAX	(2 * NATSCONN_ERR_MAX + 512)
+
+/* A message received and not yet delivered, with the stream it came from. */
+struct queued {
+	natsMsg *msg;
+	uint64_t epoch;		/*!< the stream's creation time when it came */
+};
 
 struct in_nats {
 	struct input in;
@@ -53,7 +66,7 @@ struct in_nats {
 
 	pthread_mutex_t mu;		/* guards what follows, down to the loop's */
 	pthread_cond_t cond;
-	natsMsg *queue[NATS_IN_QUEUE];	/*!< a ring: received, not yet delivered */
+	struct queued queue[NATS_IN_QUEUE];	/*!< a ring: received, not yet delivered */
 	size_t q_first, q_len;
 	bool stop;
 	bool unsubscribed;		/*!< libnats will not call message_cb any more */
@@ -61,16 +74,22 @@ struct in_nats {
 	bool open;
 	int left;			/*!< messages it may still bring */
 	uint64_t give_up_ms;
-	char why[NATSCONN_ERR_MAX];	/*!< the last error */
-	_Atomic uint64_t fetch_errors;
-	uint64_t earlier_delivered;	/*!< the last stream sequence delivered before this run */
+	bool look;			/*!< the consumer may be gone: look it up before the next request */
+	uint64_t epoch;			/*!< the stream's creation time, as last found */
+	uint64_t settled;		/*!< the consumer's acknowledgement floor in that stream, 0: unknown */
+	char news[NATS_IN_NEWS_MAX];	/*!< what the loop has yet to say */
+	_Atomic uint64_t fetch_errors, consumer_gone;
 
 	/* the loop's */
 	natsMsg *held[NATS_IN_MAX_PENDING];	/*!< delivered, not yet acknowledged */
 	size_t n_held;
-	uint64_t delivered, lost, acked, redelivered;
-	uint64_t seen_high;		/*!< the highest stream sequence received in this run */
-	uint64_t seen[NATS_IN_SEEN / 64];	/*!< bit (sseq % NATS_IN_SEEN): received in this run */
+	uint64_t delivered, not_ours, acked, redelivered;
+	char why[64];			/*!< why the last read failed */
+	char said[NATS_IN_NEWS_MAX];	/*!< news() hands this out */
+
+	/* the requester's */
+	uint64_t consumer_created;	/*!< the consumer found last: another means it was made anew */
+	bool failing;			/*!< it could not be had last time (said once) */
 };
 
 static void wake(struct in_nats *n)
@@ -100,39 +119,52 @@ static bool nap(struct in_nats *n, unsigned int ms)
 	return go;
 }
 
-static void say(struct in_nats *n, const char *why)
-{
-	pthread_mutex_lock(&n->mu);
-	snprintf(n->why, sizeof(n->why), "%s", why);
-	pthread_mutex_unlock(&n->mu);
-}
-
 static void ring(struct in_nats *n)
 {
 	uint64_t one = 1;
+	/* only EAGAIN can fail it: the counter is at its maximum, the loop wakes anyway */
+	ssize_t w = write(n->in.fd, &one, sizeof(one));
 
-	if (write(n->in.fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		say(n, strerror(errno));
+	(void)w;
 }
 
-/* libnats' delivery thread: a message of a pull request (on its original subject),
- * or the status that ends one ("404 No Messages", "408 Request Timeout", "409 ..."),
- * on the request's own reply subject, INBOX.<request>. */
+/* Something the operator has to know (the consumer gone and made again): the
+ * loop says it (news()), after what it had yet to say. */
+static void tell(struct in_nats *n, const char *what)
+{
+	size_t len;
+
+	pthread_mutex_lock(&n->mu);
+	len = strlen(n->news);
+	snprintf(n->news + len, sizeof(n->news) - len, "%s%s", len ? "; " : "", what);
+	pthread_mutex_unlock(&n->mu);
+	ring(n);
+}
+
+/* libnats' delivery thread: a message of a pull request, a stream's message
+ * (on its own subject, with JetStream's acknowledgement subject to reply to,
+ * whatever its headers say), or else the status that ends one ("404 No
+ * Messages", "408 Request Timeout", "409 Consumer Deleted", ...) on the
+ * request's own reply subject, INBOX.<request>. */
 static void message_cb(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void *closure)
 {
 	struct in_nats *n = closure;
 	const char *subject = natsMsg_GetSubject(msg), *dot = strrchr(subject, '.'), *status = NULL;
+	const char *reply = natsMsg_GetReply(msg);
 	bool ours;
 
 	(void)nc;
 	(void)sub;
 	pthread_mutex_lock(&n->mu);
-	if (natsMsgHeader_Get(msg, "Status", &status) == NATS_OK && status && !natsMsg_GetDataLength(msg)) {
-		ours = n->open && dot && strtoull(dot + 1, NULL, 10) == n->request;
+	if (!reply || strncmp(reply, "$JS.ACK.", 8)) {
+		natsMsgHeader_Get(msg, "Status", &status);
+		ours = status && n->open && dot && strtoull(dot + 1, NULL, 10) == n->request;
 		if (ours && strncmp(status, "100", 3))
 			n->open = false;	/* ended: the requester sends the next */
-		if (ours && !strncmp(status, "409", 3))
+		if (ours && !strncmp(status, "409", 3)) {
 			atomic_fetch_add(&n->fetch_errors, 1);
+			n->look = true;		/* "Consumer Deleted", among others */
+		}
 		pthread_cond_broadcast(&n->cond);
 		pthread_mutex_unlock(&n->mu);
 		natsMsg_Destroy(msg);
@@ -144,7 +176,7 @@ static void message_cb(natsConnection *nc, natsSubscription *sub, natsMsg *msg, 
 		natsMsg_Destroy(msg);
 		return;
 	}
-	n->queue[(n->q_first + n->q_len++) % NATS_IN_QUEUE] = msg;
+	n->queue[(n->q_first + n->q_len++) % NATS_IN_QUEUE] = (struct queued){ msg, n->epoch };
 	/* one request is open at a time: a late message of one given up counts too */
 	if (n->open && --n->left <= 0) {
 		n->open = false;
@@ -177,6 +209,14 @@ static bool request(struct in_nats *n)
 		pthread_mutex_unlock(&n->mu);
 		return false;
 	}
+	if (n->open) {
+		/* given up without a word (a consumer that has gone answers nothing):
+		 * look the consumer up before the next */
+		n->open = false;
+		n->look = true;
+		pthread_mutex_unlock(&n->mu);
+		return false;
+	}
 	id = ++n->request;
 	n->open = true;
 	n->left = NATS_IN_BATCH;
@@ -192,14 +232,65 @@ static bool request(struct in_nats *n)
 	return true;
 }
 
-/* The requester: makes sure the durable consumer exists, then keeps one pull
- * request open whenever the queue has room for its batch. */
+/* The consumer as the cluster has it now, made again when it has gone: the
+ * stream it reads and how far it is acknowledged, for the loop; a consumer
+ * that is not the one found before is said.  \returns 0 or -EAGAIN */
+static int look(struct in_nats *n)
+{
+	struct natsconn_consumer cc;
+	char err[NATSCONN_ERR_MAX], what[NATSCONN_ERR_MAX + 256];
+	uint64_t epoch, before;
+
+	if (natsconn_durable(n->conn->js, &n->cfg, NATS_IN_MAX_PENDING, &cc, err) ||
+	    (cc.created != n->consumer_created && natsconn_stream_created(n->conn->js, &n->cfg, &epoch, err))) {
+		if (!n->failing) {
+			snprintf(what, sizeof(what), "cannot have the durable consumer %s: %s; trying again every %d ms",
+				 n->cfg.durable, err, NATS_IN_RETRY_MS);
+			tell(n, what);
+		}
+		n->failing = true;
+		return -EAGAIN;
+	}
+	if (n->failing) {
+		snprintf(what, sizeof(what), "have the durable consumer %s again", n->cfg.durable);
+		tell(n, what);
+	}
+	n->failing = false;
+	if (cc.created != n->consumer_created) {
+		pthread_mutex_lock(&n->mu);
+		before = n->epoch;
+		n->epoch = epoch;
+		pthread_mutex_unlock(&n->mu);
+		if (n->consumer_created) {
+			atomic_fetch_add(&n->consumer_gone, 1);
+			snprintf(what, sizeof(what), "the durable consumer %s %s; reading on",
+				 n->cfg.durable, cc.made ? "had gone (deleted, or its stream created anew): made it again" :
+				 "was made anew by someone else");
+			tell(n, what);
+		}
+		if (before && epoch != before) {
+			snprintf(what, sizeof(what), "the stream %s was created anew: its sequences start again, "
+				 "what the archive holds of the former one stays", n->cfg.stream);
+			tell(n, what);
+		}
+		n->consumer_created = cc.created;
+	}
+	pthread_mutex_lock(&n->mu);
+	/* another consumer's floor may pass what it never delivered */
+	n->settled = cc.delivers_all ? cc.ack_floor : 0;
+	n->look = false;
+	pthread_mutex_unlock(&n->mu);
+	return 0;
+}
+
+/* The requester: looks the durable consumer up (at start, every NATS_IN_LOOK_MS
+ * and whenever it may have gone), and keeps one pull request open whenever the
+ * queue has room for its batch. */
 static void *requester(void *arg)
 {
 	struct in_nats *n = arg;
-	char err[NATSCONN_ERR_MAX];
-	uint64_t earlier = 0;
-	bool durable = false;
+	uint64_t next_look = 0;
+	bool look_now;
 
 	for (;;) {
 		if (!natsconn_up(n->conn)) {
@@ -207,19 +298,17 @@ static void *requester(void *arg)
 				break;
 			continue;
 		}
-		if (!durable && natsconn_durable(n->conn->js, &n->cfg, NATS_IN_MAX_PENDING, &earlier, err)) {
-			say(n, err);
+		pthread_mutex_lock(&n->mu);
+		look_now = n->look || natsconn_now_ms() >= next_look;
+		pthread_mutex_unlock(&n->mu);
+		if (look_now && look(n)) {
 			atomic_fetch_add(&n->fetch_errors, 1);
 			if (!nap(n, NATS_IN_RETRY_MS))
 				break;
 			continue;
 		}
-		if (!durable) {
-			pthread_mutex_lock(&n->mu);	/* the loop reads it after a batch taken under it */
-			n->earlier_delivered = earlier;
-			pthread_mutex_unlock(&n->mu);
-		}
-		durable = true;
+		if (look_now)
+			next_look = natsconn_now_ms() + NATS_IN_LOOK_MS;
 		request(n);
 		if (!nap(n, NATS_IN_RETRY_MS))
 			break;
@@ -227,47 +316,17 @@ static void *requester(void *arg)
 	return NULL;
 }
 
-/* How \a msg comes, judged by its stream sequence first and JetStream's delivery
- * count second.  One this run received already, or one delivered to an earlier
- * run, comes again and was perhaps recorded (RX_AGAIN), whatever the count says:
- * nats-server 2.9 delivers a message a second time as a first delivery after a
- * leader change.  One delivered before that neither this run nor an earlier one
- * received (its first delivery was lost on the way, with a killed server) was
- * never recorded: RX_LATE.  (The collector's sequence rules cannot tell that one
- * from a repeat once its sender has gone further than they remember, see
- * seq_step_again().) */
-static enum rx_delivery delivery(struct in_nats *n, natsMsg *msg)
-{
-	uint64_t sseq, deliveries = natsconn_deliveries(msg, &sseq);
-	bool remembered = sseq + NATS_IN_SEEN > n->seen_high, seen;
-
-	if (!sseq)
-		return deliveries > 1 ? RX_AGAIN : RX_FIRST;
-	seen = remembered && (n->seen[sseq % NATS_IN_SEEN / 64] >> (sseq % 64) & 1);
-	if (sseq >= n->seen_high + NATS_IN_SEEN) {
-		memset(n->seen, 0, sizeof(n->seen));
-		n->seen_high = sseq;
-	}
-	for (; n->seen_high < sseq; n->seen_high++)	/* forget what falls out of the window */
-		n->seen[(n->seen_high + 1) % NATS_IN_SEEN / 64] &= ~(1ull << ((n->seen_high + 1) % 64));
-	if (remembered)
-		n->seen[sseq % NATS_IN_SEEN / 64] |= 1ull << (sseq % 64);
-	if (seen || sseq <= n->earlier_delivered)
-		return RX_AGAIN;
-	if (deliveries <= 1)
-		return RX_FIRST;
-	return remembered ? RX_LATE : RX_AGAIN;
-}
-
 static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
 {
 	struct in_nats *n = (struct in_nats *)in;
-	natsMsg *batch[NATS_IN_BATCH];
+	struct queued batch[NATS_IN_BATCH];
 	size_t k = 0, room = NATS_IN_MAX_PENDING - n->n_held;
-	uint64_t counter;
+	uint64_t counter, settled, epoch;
 
-	if (read(in->fd, &counter, sizeof(counter)) < 0 && errno != EAGAIN)
-		return -errno;
+	if (read(in->fd, &counter, sizeof(counter)) < 0 && errno != EAGAIN) {
+		snprintf(n->why, sizeof(n->why), "%s", strerror(errno));
+		return -EIO;
+	}
 	pthread_mutex_lock(&n->mu);
 	while (k < NATS_IN_BATCH && k < room && n->q_len) {
 		batch[k++] = n->queue[n->q_first];
@@ -276,17 +335,23 @@ static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
 	}
 	if (k)
 		pthread_cond_broadcast(&n->cond);	/* room: the requester may ask for more */
+	settled = n->settled;
+	epoch = n->epoch;
 	pthread_mutex_unlock(&n->mu);
 	for (size_t i = 0; i < k; i++) {
+		struct rx_stored stored = { .stream = n->cfg.stream, .epoch = batch[i].epoch };
+		uint64_t deliveries = natsconn_deliveries(batch[i].msg, &stored.seq);
 		struct rx_record r;
 
-		n->held[n->n_held++] = batch[i];
-		if (natsmsg_decode(batch[i], &r)) {
-			n->lost++;	/* not one of ours: acknowledged, counted, not recorded */
+		n->held[n->n_held++] = batch[i].msg;
+		if (natsmsg_decode(batch[i].msg, &r) || !stored.seq) {
+			n->not_ours++;	/* acknowledged, counted, not recorded */
 			continue;
 		}
-		r.delivery = delivery(n, batch[i]);
-		n->redelivered += r.delivery != RX_FIRST;
+		/* the floor is of the stream found last; a message of a former one has none */
+		stored.settled = stored.epoch == epoch ? settled : 0;
+		r.stored = &stored;
+		n->redelivered += deliveries > 1;
 		n->delivered++;
 		cb(ctx, &r);
 	}
@@ -312,7 +377,7 @@ static void nats_stats(const struct input *in, struct input_stats *out)
 {
 	const struct in_nats *n = (const struct in_nats *)in;
 
-	*out = (struct input_stats){ .delivered = n->delivered, .lost = n->lost };
+	*out = (struct input_stats){ .delivered = n->delivered, .lost = n->not_ours };
 }
 
 static void nats_describe(const struct input *in, char *buf, size_t room)
@@ -327,14 +392,25 @@ static void nats_figures(const struct input *in, char *buf, size_t room)
 {
 	const struct in_nats *n = (const struct in_nats *)in;
 
-	snprintf(buf, room, " acked=%llu redelivered=%llu not_ours=%llu fetch_errors=%llu",
-		 (unsigned long long)n->acked, (unsigned long long)n->redelivered, (unsigned long long)n->lost,
-		 (unsigned long long)atomic_load(&n->fetch_errors));
+	snprintf(buf, room, " acked=%llu redelivered=%llu not_ours=%llu fetch_errors=%llu consumer_gone=%llu",
+		 (unsigned long long)n->acked, (unsigned long long)n->redelivered, (unsigned long long)n->not_ours,
+		 (unsigned long long)atomic_load(&n->fetch_errors), (unsigned long long)atomic_load(&n->consumer_gone));
 }
 
 static const char *nats_error(const struct input *in)
 {
 	return ((const struct in_nats *)in)->why;
+}
+
+static const char *nats_news(struct input *in)
+{
+	struct in_nats *n = (struct in_nats *)in;
+
+	pthread_mutex_lock(&n->mu);
+	snprintf(n->said, sizeof(n->said), "%s", n->news);
+	n->news[0] = '\0';
+	pthread_mutex_unlock(&n->mu);
+	return n->said[0] ? n->said : NULL;
 }
 
 /* No more reads: no more requests, no more messages; what came and the loop never
@@ -362,7 +438,7 @@ static void nats_finish(struct input *in)
 	}
 	pthread_mutex_lock(&n->mu);
 	for (; n->q_len; n->q_len--, n->q_first = (n->q_first + 1) % NATS_IN_QUEUE)
-		natsMsg_Destroy(n->queue[n->q_first]);
+		natsMsg_Destroy(n->queue[n->q_first].msg);
 	pthread_mutex_unlock(&n->mu);
 }
 
@@ -389,6 +465,7 @@ static const struct input_ops nats_ops = {
 	.describe = nats_describe,
 	.figures = nats_figures,
 	.error = nats_error,
+	.news = nats_news,
 	.finish = nats_finish,
 	.committed = nats_committed,
 	.close = nats_close,
@@ -404,7 +481,7 @@ struct input *in_nats_open(const char *arg, const struct input_config *cfg, char
 		snprintf(err, INPUT_ERR_MAX, "out of memory");
 		return NULL;
 	}
-	n->in = (struct input){ .ops = &nats_ops, .live = true, .redelivers = NATS_IN_MAX_PENDING };
+	n->in = (struct input){ .ops = &nats_ops, .live = true, .redelivers = true };
 	n->cfg = *cfg->nats;
 	n->cfg.servers = arg;
 	snprintf(n->servers, sizeof(n->servers), "%s", arg);

@@ -51,6 +51,9 @@ struct input_ops {
 	/*! Why the last read failed, in words (the loop prints it once per failure);
 	 *  at INPUT_END also what a file read past (frames its filter did not take). */
 	const char *(*error)(const struct input *in);
+	/*! What changed that the operator has to know (a broker's consumer gone and made
+	 *  again), once: the daemon says it each turn it is not NULL.  May be NULL. */
+	const char *(*news)(struct input *in);
 	/*! No more reads will come (the daemon stops): count what is still pending,
 	 *  such as fragments of unfinished datagrams, as lost.  May be NULL. */
 	void (*finish)(struct input *in);
@@ -67,9 +70,9 @@ struct input {
 	const struct input_ops *ops;
 	int fd;			/*!< to wait on for data; -1: always ready (a regular file) */
 	bool live;		/*!< datagrams keep arriving: drain on exit, pause between turns */
-	size_t redelivers;	/*!< records its source may deliver again after a restart (delivered and
-				     not acknowledged when it stopped): the daemon reads that many back
-				     from the main output so that none is recorded twice; 0 for most */
+	bool redelivers;	/*!< its source (a broker) may deliver again what was written: the daemon
+				     reads back what the main output holds of it (readback.h), so that
+				     nothing is recorded twice across a restart */
 	size_t resumes;		/*!< records to read back from the main output so that each sender's
 				     numbers go on from the last the earlier run recorded: what a sender
 				     sent while the daemon was down is then counted as lost; 0: none */

@@ -1,14 +1,16 @@
-/* readback.c: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows the datagrams a broker may deliver again and where each sender's numbers stood. */
+/* readback.c: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows what a broker's stream holds in the archive and where each sender's numbers stood. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "frame.h"
+#include "held.h"
 #include "pcapread.h"
 #include "readback.h"
 
@@ -17,6 +19,9 @@ struct part {
 	const uint8_t *map;
 	size_t size;
 	uint64_t packets;
+	struct held_mark first, last;	/*!< its first and last marks, when it has any */
+	bool marked;
+	bool stored;			/*!< it has packets with a packet id */
 };
 
 struct readback {
@@ -24,11 +29,19 @@ struct readback {
 	uint64_t found;
 	struct part parts[READBACK_FILES];	/*!< newest first */
 	size_t n;
+	const struct held_mark *newest;		/*!< the last mark of the newest file that has one */
 };
 
-/* Walk a mapped file's packets and hand them to \a cb (NULL: only count).
- * \returns the packets in it */
-static uint64_t walk(const struct part *p, rx_deliver_cb cb, void *ctx)
+/* The mark a packet carries, if any. */
+static bool mark_of(const struct pcapread_packet *pkt, struct held_mark *m)
+{
+	return pkt->comment && !held_mark_parse(pkt->comment, pkt->comment_len, m);
+}
+
+/* The packets from \a p to \a cb (NULL: only count them and find the marks): a
+ * packet with a packet id after a mark as a stored record of the mark's stream.
+ * \a m is the mark in force, across files.  \returns the packets in it */
+static uint64_t walk(struct part *p, struct held_mark *m, bool *marked, rx_deliver_cb cb, void *ctx)
 {
 	struct pcapread rd = { 0 };
 	size_t off = 0, used;
@@ -38,7 +51,8 @@ static uint64_t walk(const struct part *p, rx_deliver_cb cb, void *ctx)
 		struct pcapread_packet pkt;
 		enum pcapread_result res = pcapread_next(&rd, p->map + off, p->size - off, &used, &pkt);
 		struct frame_fragment frag;
-		struct rx_record r;
+		struct rx_record r = { 0 };
+		struct rx_stored stored;
 
 		if (res != PCAPREAD_PACKET && res != PCAPREAD_OTHER) {
 			pcapread_free(&rd);
@@ -47,12 +61,37 @@ static uint64_t walk(const struct part *p, rx_deliver_cb cb, void *ctx)
 		off += used;
 		if (res != PCAPREAD_PACKET)
 			continue;
-		if (cb && frame_decode(pcapread_dlt(pkt.linktype), pkt.data, pkt.caplen, &r, &frag) == FRAME_UDP) {
-			r.rx_time = (struct timespec){ pkt.ts_ns / 1000000000, pkt.ts_ns % 1000000000 };
-			cb(ctx, &r);
-		}
 		n++;
+		p->stored |= pkt.packet_id != 0;
+		if (mark_of(&pkt, m)) {
+			if (!p->marked)
+				p->first = *m;
+			p->last = *m;
+			p->marked = *marked = true;
+		}
+		if (!cb || frame_decode(pcapread_dlt(pkt.linktype), pkt.data, pkt.caplen, &r, &frag) != FRAME_UDP)
+			continue;
+		if (pkt.packet_id && !*marked)
+			continue;	/* which stream's?  below the floor of the first mark anyway */
+		if (pkt.packet_id) {
+			stored = (struct rx_stored){ m->stream, m->epoch, pkt.packet_id, m->floor };
+			r.stored = &stored;
+		}
+		r.rx_time = (struct timespec){ pkt.ts_ns / 1000000000, pkt.ts_ns % 1000000000 };
+		cb(ctx, &r);
 	}
+}
+
+/* Whether files older than \a p may hold sequences above the newest mark's floor:
+ * \a p's first mark says how high the files before it went (its top).  A file of
+ * stored packets without a mark (its first ones went out just before the file
+ * began, and the run died) needs the mark before it. */
+static bool older_may_hold(const struct readback *rb, const struct part *p)
+{
+	if (p->stored && !p->marked)
+		return true;
+	return rb->newest && p->marked && p->first.epoch == rb->newest->epoch &&
+	       !strcmp(p->first.stream, rb->newest->stream) && p->first.top > rb->newest->floor;
 }
 
 /* One file, newest first: map it and count its packets.  \returns whether to go on to an older one. */
@@ -69,38 +108,42 @@ static bool file_cb(int dirfd, const char *name, void *arg)
 		close(fd);
 		return true;
 	}
-	p->size = sb.st_size;
+	*p = (struct part){ .size = sb.st_size };
 	p->map = mmap(NULL, p->size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p->map == MAP_FAILED)
 		return true;
-	p->packets = walk(p, NULL, NULL);
+	p->packets = walk(p, &(struct held_mark){ .floor = 0 }, &(bool){ false }, NULL, NULL);
 	if (!p->packets) {
 		munmap((void *)p->map, p->size);
 		return true;
 	}
+	if (!rb->newest && p->marked)
+		rb->newest = &p->last;
 	rb->found += p->packets;
 	rb->n++;
-	return rb->found < rb->want && rb->n < READBACK_FILES;
+	if (rb->found >= rb->want && !older_may_hold(rb, p))
+		return false;
+	return rb->n < READBACK_FILES;
 }
 
-size_t readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx)
+void readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx, struct readback_found *found)
 {
 	struct readback rb = { .want = want };
-	size_t handed = 0;
+	struct held_mark m = { .floor = 0 };
+	bool marked = false;
 
-	if (!want || !o->ops->earlier)
-		return 0;
+	*found = (struct readback_found){ 0 };
+	if (!o->ops->earlier)
+		return;
 	o->ops->earlier(o, file_cb, &rb);
-	/* Every file read is handed over whole, not only its last \a want: a
-	 * record left unacknowledged can lie further back than that many (a run
-	 * that died before JetStream delivered it again, then a run that wrote
-	 * thousands of acknowledged ones before it died too), and the files had
-	 * to be walked to their ends anyway. */
+	/* Every file read is handed over whole, not only its last \a want: the
+	 * files had to be walked to their ends anyway. */
 	for (size_t i = rb.n; i-- > 0;) {
-		walk(&rb.parts[i], cb, ctx);
-		handed += rb.parts[i].packets;
+		walk(&rb.parts[i], &m, &marked, cb, ctx);
+		found->datagrams += rb.parts[i].packets;
 		munmap((void *)rb.parts[i].map, rb.parts[i].size);
 	}
-	return handed;
+	found->files = rb.n;
+	found->incomplete = rb.n && older_may_hold(&rb, &rb.parts[rb.n - 1]);
 }

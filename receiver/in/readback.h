@@ -1,4 +1,4 @@
-/* readback.h: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows the datagrams a broker may deliver again and where each sender's numbers stood. */
+/* readback.h: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows what a broker's stream holds in the archive and where each sender's numbers stood. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
@@ -10,9 +10,23 @@
 /* Files read back at most: a bound for outputs that rotate into tiny files. */
 #define READBACK_FILES	64
 
+/*! What readback() read. */
+struct readback_found {
+	size_t datagrams;	/*!< handed over */
+	size_t files;		/*!< read */
+	bool incomplete;	/*!< the oldest file read says that older ones held sequences of a
+				     broker's stream above the floor, and there are none (deleted)
+				     or READBACK_FILES were read */
+};
+
 /*! Hand the datagrams that the files of \a o hold (output_ops.earlier: the current
  *  file and earlier runs' files, newest first) to \a cb, oldest first, as records:
- *  whole files, as many as hold the last \a want at least.  Only pcapng files are read (gsmtap-logd's own: each packet an IP
- *  and UDP header and the datagram); anything else, or a torn end, ends that file.
- *  \returns the datagrams handed over */
-size_t readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx);
+ *  whole files, as many as hold the last \a want at least, and as many as hold
+ *  every sequence of a broker's stream above the floor of the newest mark (held.h:
+ *  each file's first mark says how far the files before it went).  A packet with an
+ *  epb_packetid after a mark is handed over as a stored record of the mark's stream
+ *  (record.h, stored, with the mark's floor as settled); one before any mark is
+ *  left out, the floor covers it.  Only pcapng files are read (gsmtap-logd's own:
+ *  each packet an IP and UDP header and the datagram); anything else, or a torn
+ *  end, ends that file. */
+void readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx, struct readback_found *found);

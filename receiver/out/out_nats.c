@@ -25,7 +25,10 @@
  * one is sent again in the next round, ahead of newer records.  While the
  * cluster is away the spool fills; a record it cannot take is lost, counted.
  * A record published twice (its answer was lost) is stored once when its
- * sender numbers its lines: Nats-Msg-Id (natsmsg.h).
+ * sender numbers its lines: Nats-Msg-Id (natsmsg.h).  A record the cluster
+ * refuses for good (larger than the stream or the server takes) leaves the
+ * spool as well, counted as refused with the server's reason: sent again, it
+ * would be refused again, and it would hold up everything behind it.
  */
 
 /* Publishes in flight at once.  Below the sequence window (SEQ_REORDER_WINDOW):
@@ -40,11 +43,12 @@
 /* Stopping: how long the spool may take to empty before what is left is lost. */
 #define NATS_FINISH_MS		10000
 
-enum { PENDING, ACKED, FAILED };
+enum { PENDING, ACKED, FAILED, REFUSED };
 
 /* A record in the spool: the datagram and what the message's headers need. */
 struct spooled {
 	uint64_t rx_ns;
+	uint64_t n;			/*!< its number in this run: 1, 2, ... */
 	uint8_t src[sizeof(struct sockaddr_in6)];
 	uint8_t dst[sizeof(struct sockaddr_in6)];
 	uint8_t data[];
@@ -60,9 +64,11 @@ struct inflight {
 struct out_nats {
 	struct output out;
 	struct nats_config cfg;
-	char collector[128];		/*!< as a subject token */
+	char collector[NATSMSG_COLLECTOR_MAX];	/*!< as a subject token */
 	char servers[256];		/*!< for the summary's file= */
 	struct spool *spool;
+	uint64_t started_ns;		/*!< this run (with its pid, a --workers worker's), which */
+	pid_t pid;			/*!< a record's number is of: when it spooled its first */
 	struct natsconn *conn;
 	pthread_t thread;
 	bool running;
@@ -76,13 +82,16 @@ struct out_nats {
 	size_t published, answered, hint;
 
 	/* figures: the publisher writes them, the loop reads them */
-	_Atomic uint64_t written, bytes, episodes, resent;
+	_Atomic uint64_t written, bytes, episodes, resent, refused;
 	_Atomic bool failing;
 	_Atomic int last_error;
+	char refused_why[NATSCONN_ERR_MAX];	/*!< the server's reason for the last refusal, under mu */
 
 	/* the loop's */
 	uint64_t lost;
 	uint64_t added;			/*!< since the publisher was last woken */
+	uint64_t spooled;		/*!< records this run spooled */
+	uint64_t abandoned;		/*!< stopping, what the spool held and it could not deliver */
 };
 
 static void wake(struct out_nats *n)
@@ -114,13 +123,26 @@ static bool nap(struct out_nats *n, unsigned int ms)
 	return go;
 }
 
+/* The server's reason for refusing a record for good, under n->mu. */
+static void refused_because(struct out_nats *n, const char *why)
+{
+	snprintf(n->refused_why, sizeof(n->refused_why), "%s", why);
+}
+
+/* A stream's answer that the message itself is wrong for it: sent again, it
+ * would be refused again.  Anything else (a timeout, no leader, no responder,
+ * a full stream that discards new messages) may pass later. */
+static bool refused_for_good(const jsPubAckErr *pae)
+{
+	return pae && pae->ErrCode == JSStreamMessageExceedsMaximumErr;
+}
+
 /* libnats' thread: JetStream's answer to one publish, or its timeout. */
 static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *closure)
 {
 	struct out_nats *n = closure;
 
 	(void)js;
-	(void)pae;
 	pthread_mutex_lock(&n->mu);
 	for (size_t i = 0; i < n->published; i++) {
 		size_t j = (n->hint + i) % n->published;
@@ -128,7 +150,9 @@ static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, v
 		if (n->round[j].msg != msg)
 			continue;
 		n->round[j].msg = NULL;
-		n->round[j].state = pa ? ACKED : FAILED;
+		n->round[j].state = pa ? ACKED : refused_for_good(pae) ? REFUSED : FAILED;
+		if (n->round[j].state == REFUSED)
+			refused_because(n, pae->ErrText ? pae->ErrText : "refused by the stream");
 		n->hint = j + 1;
 		if (++n->answered == n->published)
 			pthread_cond_signal(&n->cond);
@@ -140,7 +164,7 @@ static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, v
 
 static natsMsg *message(const struct out_nats *n, const struct spooled *sp, size_t len)
 {
-	char subject[NATSMSG_SUBJECT_MAX];
+	char subject[NATSMSG_SUBJECT_MAX], spooled_as[64];
 	struct rx_record r = { .data = sp->data, .len = len };
 	natsMsg *m = NULL;
 
@@ -149,7 +173,10 @@ static natsMsg *message(const struct out_nats *n, const struct spooled *sp, size
 	memcpy(&r.dst, sp->dst, sizeof(sp->dst));
 	if (!natsmsg_subject(subject, sizeof(subject), n->cfg.prefix, n->collector, (const struct sockaddr *)&r.src))
 		return NULL;
-	return natsmsg_encode(&m, subject, n->collector, &r) == NATS_OK ? m : NULL;
+	/* the same each time it is published again: JetStream stores it once */
+	snprintf(spooled_as, sizeof(spooled_as), "%llu.%d.%llu", (unsigned long long)n->started_ns, (int)n->pid,
+		 (unsigned long long)sp->n);
+	return natsmsg_encode(&m, subject, n->collector, spooled_as, &r) == NATS_OK ? m : NULL;
 }
 
 /* Wait for every answer of the round (libnats times out each publish after
@@ -180,6 +207,9 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 			spool_done(n->spool, f->rec);
 			atomic_fetch_add(&n->written, 1);
 			atomic_fetch_add(&n->bytes, f->len);
+		} else if (f->state == REFUSED) {
+			spool_done(n->spool, f->rec);
+			atomic_fetch_add(&n->refused, 1);
 		} else {
 			(*failed)++;
 		}
@@ -209,6 +239,7 @@ static size_t send_round(struct out_nats *n, size_t *failed)
 		size_t len;
 		struct spooled *sp = spool_next(n->spool, &pos, &len);
 		natsMsg *m;
+		natsStatus s;
 
 		if (!sp)
 			break;
@@ -219,14 +250,18 @@ static size_t send_round(struct out_nats *n, size_t *failed)
 		n->published = ++k;
 		n->answered += !m;
 		pthread_mutex_unlock(&n->mu);
-		if (!m || js_PublishMsgAsync(n->conn->js, &m, &po) == NATS_OK)
+		if (!m || (s = js_PublishMsgAsync(n->conn->js, &m, &po)) == NATS_OK)
 			continue;
 		natsMsg_Destroy(m);	/* not taken: ours */
 		pthread_mutex_lock(&n->mu);
-		n->round[k - 1] = (struct inflight){ .state = FAILED };
+		/* larger than the server's max_payload: libnats refuses it before sending */
+		n->round[k - 1] = (struct inflight){ .rec = sp, .state = s == NATS_MAX_PAYLOAD ? REFUSED : FAILED };
+		if (s == NATS_MAX_PAYLOAD)
+			refused_because(n, "larger than the server's maximum payload");
 		n->answered++;
 		pthread_mutex_unlock(&n->mu);
-		break;
+		if (s != NATS_MAX_PAYLOAD)
+			break;
 	}
 	return k ? collect_round(n, failed) : 0;
 }
@@ -298,7 +333,15 @@ static void nats_add(struct output *o, const struct rx_record *r, enum wire_verd
 		n->lost++;
 		return;
 	}
+	if (!n->spooled) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		n->started_ns = rx_time_ns(&ts);
+		n->pid = getpid();
+	}
 	sp->rx_ns = rx_time_ns(&r->rx_time);
+	sp->n = ++n->spooled;
 	memcpy(sp->src, &r->src, sizeof(sp->src));
 	memcpy(sp->dst, &r->dst, sizeof(sp->dst));
 	memcpy(sp->data, r->data, r->len);
@@ -333,13 +376,19 @@ static void nats_stats(const struct output *o, struct output_stats *out)
 	*out = (struct output_stats){
 		.written = atomic_load(&n->written),
 		.lost = n->lost,
+		.refused = atomic_load(&n->refused),
 		.bytes = atomic_load(&n->bytes),
 		.episodes = atomic_load(&n->episodes),
-		.failing = atomic_load(&n->failing) && queued,
+		/* stopped with records it could not deliver: failing to the end */
+		.failing = atomic_load(&n->failing) && (queued || n->abandoned),
+		.abandoned = n->abandoned,
 		.last_error = atomic_load(&n->last_error),
 		.queued = queued,
 		.queued_peak = spool_peak(n->spool),
 	};
+	pthread_mutex_lock((pthread_mutex_t *)&n->mu);
+	snprintf(out->refused_why, sizeof(out->refused_why), "%s", n->refused_why);
+	pthread_mutex_unlock((pthread_mutex_t *)&n->mu);
 }
 
 static const char *nats_file(const struct output *o)
@@ -362,7 +411,8 @@ static void nats_finish(struct output *o, time_t now)
 	pthread_mutex_unlock(&n->mu);
 	pthread_join(n->thread, NULL);
 	n->running = false;
-	n->lost += spool_queued(n->spool);
+	n->abandoned = spool_queued(n->spool);
+	n->lost += n->abandoned;
 }
 
 static void nats_close(struct output *o, time_t now)

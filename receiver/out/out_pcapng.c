@@ -1,4 +1,4 @@
-/* out_pcapng.c: the pcapng output (-w): every datagram as an EPB with a synthesized IP/UDP header, names and counts in each file. */
+/* out_pcapng.c: the pcapng output (-w): every datagram as an EPB with a synthesized IP/UDP header, names and counts in each file, and for an archive what it holds of a broker's stream. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "held.h"
 #include "output.h"
 #include "pcapng.h"
 #include "recover.h"
@@ -13,12 +14,27 @@
 
 /* Senders named in one file's NRB: a bound on the block's size. */
 #define NRB_MAX	256
+/* An archive marks what it holds at most this often (and in each file's first packet). */
+#define MARK_EVERY_S	1
+
+/*
+ * An archive (records a broker stores, record.h) writes each packet's stream
+ * sequence as its epb_packetid, and a mark of what it holds as the comment of
+ * the first such packet of each file, of the first of another stream, and then
+ * of one a second at most while the floor moves: the mark's top says how far
+ * the files before it went, its floor how far everything is held, so that a
+ * restart reads back only the files it needs (readback.h).  The mark and the
+ * packet go out as one block: a file never holds one without the other.
+ */
 
 struct out_pcapng {
 	struct output out;
 	const struct collector *c;
 	struct sink *sink;
 	uint64_t first_ns, last_ns;	/*!< packet times in the current file */
+	bool marked;			/*!< the current file has its first mark */
+	struct held_mark last_mark;
+	time_t marked_at;
 };
 
 struct name_list {
@@ -52,6 +68,7 @@ static size_t header_cb(void *ctx, uint8_t *buf, size_t room)
 	size_t idb = shb ? pcapng_idb(buf + shb, room - shb, "gsmtap", "GSMTAP datagrams received by gsmtap-logd") : 0;
 
 	p->first_ns = p->last_ns = 0;
+	p->marked = false;
 	return idb ? shb + idb + sender_names(p, buf + shb + idb, room - shb - idb) : 0;
 }
 
@@ -84,14 +101,37 @@ static size_t trailer_cb(void *ctx, uint8_t *buf, size_t room, uint64_t records)
 	return isb ? nrb + isb : 0;
 }
 
+/* The mark a stored record's packet carries: \returns it in \a text, or NULL when none is due. */
+static const char *mark(struct out_pcapng *p, char *text, size_t room, time_t now)
+{
+	struct held_mark m;
+
+	collector_held_mark(p->c, &m);
+	if (p->marked && m.epoch == p->last_mark.epoch && !strcmp(m.stream, p->last_mark.stream) &&
+	    (m.floor == p->last_mark.floor || now < p->marked_at + MARK_EVERY_S))
+		return NULL;
+	held_mark_format(text, room, &m);
+	p->last_mark = m;
+	p->marked_at = now;
+	return text;
+}
+
 /* Every datagram, malformed ones too: it is a capture. */
 static void pcapng_add(struct output *o, const struct rx_record *r, enum wire_verdict verdict,
 		       const struct wire_log *log, time_t now)
 {
 	struct out_pcapng *p = (struct out_pcapng *)o;
 	uint64_t ns = rx_time_ns(&r->rx_time);
-	size_t len = pcapng_epb_comment(sink_space(p->sink), PCAPNG_EPB_MAX, ns, (const struct sockaddr *)&r->src,
-					(const struct sockaddr *)&r->dst, r->data, r->len, r->comment);
+	char text[HELD_MARK_MAX];
+	struct pcapng_epb_opts opts = { .comment = r->comment };
+	size_t len;
+
+	if (r->stored) {
+		opts.packet_id = r->stored->seq;
+		opts.comment = mark(p, text, sizeof(text), now);
+	}
+	len = pcapng_epb_with(sink_space(p->sink), PCAPNG_EPB_MAX, ns, (const struct sockaddr *)&r->src,
+			      (const struct sockaddr *)&r->dst, r->data, r->len, &opts);
 
 	(void)verdict;
 	(void)log;
@@ -103,6 +143,8 @@ static void pcapng_add(struct output *o, const struct rx_record *r, enum wire_ve
 		p->first_ns = ns;
 	p->last_ns = ns;
 	sink_commit(p->sink, len, now);
+	/* after: a file that the commit started, with this packet first, has this mark */
+	p->marked |= opts.comment != NULL;
 }
 
 static void pcapng_flush(struct output *o, const struct timespec *now)

@@ -29,6 +29,10 @@ struct output_stats {
 	int last_error;		/*!< errno of the last failure */
 	uint64_t queued;	/*!< records held to be kept later (a broker's spool): neither kept nor lost yet */
 	uint64_t queued_peak;	/*!< the most records it held at once */
+	uint64_t refused;	/*!< records the destination refused for good (too large for a broker's
+				     stream): neither kept nor lost, never tried again */
+	char refused_why[128];	/*!< the destination's reason for the last of them */
+	uint64_t abandoned;	/*!< records it gave up when it stopped, held and never delivered (in lost too) */
 };
 
 struct output;

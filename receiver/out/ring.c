@@ -518,21 +518,36 @@ static bool ring_name(const struct ring *r, const char *name)
 	return !strcmp(p, r->path + r->prefix_len);
 }
 
-/* Newest first: the time part, then the number (qsort_r with the ring). */
+/* A numbered file and when it was last written. */
+struct found {
+	char *name;
+	struct timespec mtime;
+};
+
+/* Newest first: by when each was last written, then by the time part and the
+ * number of the name (qsort_r with the ring).  The names alone do not tell
+ * runs apart that started within one second: each numbers its files from 1. */
 static int newest_first(const void *a, const void *b, void *ring)
 {
 	const struct ring *r = ring;
-	const char *x = *(const char *const *)a + r->prefix_len + 1, *y = *(const char *const *)b + r->prefix_len + 1;
-	int c = strncmp(y + 6, x + 6, RING_TIME_LEN);
+	const struct found *f = a, *g = b;
+	const char *x = f->name + r->prefix_len + 1, *y = g->name + r->prefix_len + 1;
+	int c;
 
+	if (f->mtime.tv_sec != g->mtime.tv_sec)
+		return f->mtime.tv_sec < g->mtime.tv_sec ? 1 : -1;
+	if (f->mtime.tv_nsec != g->mtime.tv_nsec)
+		return f->mtime.tv_nsec < g->mtime.tv_nsec ? 1 : -1;
+	c = strncmp(y + 6, x + 6, RING_TIME_LEN);
 	return c ? c : strncmp(y, x, 5);
 }
 
 void ring_files(const struct ring *r, bool (*cb)(int dirfd, const char *name, void *arg), void *arg)
 {
-	char **names = NULL;
+	struct found *files = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *e;
+	struct stat sb;
 	DIR *d;
 	int fd;
 
@@ -548,27 +563,28 @@ void ring_files(const struct ring *r, bool (*cb)(int dirfd, const char *name, vo
 		return;
 	}
 	while ((e = readdir(d))) {
-		if (!ring_name(r, e->d_name))
+		if (!ring_name(r, e->d_name) || fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (n == cap) {
-			char **more = realloc(names, (cap ? 2 * cap : 64) * sizeof(*names));
+			struct found *more = realloc(files, (cap ? 2 * cap : 64) * sizeof(*files));
 
 			if (!more)
 				break;
-			names = more;
+			files = more;
 			cap = cap ? 2 * cap : 64;
 		}
-		if (!(names[n] = strdup(e->d_name)))
+		files[n] = (struct found){ strdup(e->d_name), sb.st_mtim };
+		if (!files[n].name)
 			break;
 		n++;
 	}
 	closedir(d);
-	qsort_r(names, n, sizeof(*names), newest_first, (void *)r);
-	for (size_t i = 0; i < n && cb(r->opts.dirfd, names[i], arg); i++)
+	qsort_r(files, n, sizeof(*files), newest_first, (void *)r);
+	for (size_t i = 0; i < n && cb(r->opts.dirfd, files[i].name, arg); i++)
 		;
 	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+		free(files[i].name);
+	free(files);
 }
 
 const char *ring_current(const struct ring *r)

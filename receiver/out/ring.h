@@ -88,7 +88,8 @@ int ring_reopen(struct ring *r, time_t now);
 /*! Call \a cb with the directory and the name of each file this ring writes or an
  *  earlier run of it wrote, newest first, until it returns false: without -b the one
  *  name (appended to across runs); with -b every PREFIX_NNNNN_YYYYmmddHHMMSS.EXT in
- *  the directory, by their time and then their number, the current one first. */
+ *  the directory, by when each was last written (then by the time and the number of
+ *  the name), the current one first. */
 void ring_files(const struct ring *r, bool (*cb)(int dirfd, const char *name, void *arg), void *arg);
 
 /*! The name of the current file, relative to dirfd. */

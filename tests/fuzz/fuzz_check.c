@@ -576,7 +576,7 @@ enum wire_verdict fuzz_collect(struct streams *st, const struct rx_record *r)
 	enum wire_verdict v = wire_decode(r->data, r->len, &log);
 	size_t n;
 
-	streams_account(st, (const struct sockaddr *)&r->src, v, &log, &r->rx_time, RX_FIRST, NULL);
+	streams_account(st, (const struct sockaddr *)&r->src, NULL, v, &log, &r->rx_time, false);
 	if (v == WIRE_OK) {
 		/* A UDP datagram is at most 64 kB, which TEXT_LINE_MAX always holds. */
 		n = text_format(line, sizeof(line), r, &log, false);

@@ -88,7 +88,7 @@ static void check_accounting(enum wire_verdict v, const struct wire_log *log)
 	for (size_t i = 0; i < sizeof(order); i++) {
 		struct sockaddr_in sa = sender(order[i]);
 
-		streams_account(st, (const struct sockaddr *)&sa, v, log, &now, RX_FIRST, NULL);
+		streams_account(st, (const struct sockaddr *)&sa, NULL, v, log, &now, false);
 	}
 	streams_totals(st, &c);
 	FUZZ_CHECK(c.received == 5);

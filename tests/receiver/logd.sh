@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 LOGD="$BUILDDIR/receiver/gsmtap-logd"
-BLAST="$BUILDDIR/tests/tools/gsmtap-blast"
+BLAST=${BLAST:-$BUILDDIR/tests/tools/gsmtap-blast}	# -P is new: given from a newer build to run against an old one
 OSMO_SENDER="$BUILDDIR/tests/tools/osmo-sender"
 HOSTILE="$BUILDDIR/tests/tools/gsmtap-hostile"
 SPOOF="$BUILDDIR/tests/tools/gsmtap-spoof"

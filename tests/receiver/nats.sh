@@ -20,7 +20,8 @@ for _ in range(int(sys.argv[1])):
 print("\n".join(str(s.getsockname()[1]) for s in socks))' "$1"
 }
 
-# nats_cluster N: write N nodes' configs (one cluster, JetStream on each) and start them all.
+# nats_cluster N: write N nodes' configs (one cluster, JetStream on each, and $NATS_CONF_EXTRA, such as
+# "max_payload: 3000") and start them all.
 nats_cluster() {
 	local n=$1 i routes="" ports
 	mapfile -t ports < <(free_tcp_ports $((3 * n)))
@@ -38,6 +39,7 @@ nats_cluster() {
 		http: 127.0.0.1:${NATS_HTTP[i]}
 		jetstream { store_dir: "$T/nats/n$i" }
 		cluster { name: gsmtaptest, listen: 127.0.0.1:${NATS_ROUTE[i]}, routes: [$routes] }
+		${NATS_CONF_EXTRA:-}
 		EOF
 		nats_start "$i"
 	done
@@ -61,11 +63,11 @@ nats_kill() {
 	NATS_NODES[$1]=""
 }
 
-# nats_ready: within 30 s, every running node is healthy and the cluster has a JetStream meta leader.
+# nats_ready: within 60 s, every running node is healthy and the cluster has a JetStream meta leader.
 nats_ready() {
 	python3 - "${NATS_HTTP[@]:1}" <<-'EOF'
 	import json, sys, time, urllib.request
-	deadline = time.time() + 30
+	deadline = time.time() + 60
 	while time.time() < deadline:
 	    try:
 	        for port in sys.argv[1:]:
@@ -129,14 +131,16 @@ start_edge() {
 }
 
 # start_archiver NAME ARGS...: a collector reading the stream into $T/NAME/archive.pcapng; stderr appended to
-# $T/NAME.err (one run after another), and its start waited for.
+# $T/NAME.err (one run after another), and its start waited for.  -q unless ARCH_QUIET is set empty (then its
+# summary has a line per sender stream).
 start_archiver() {
 	local name=$1 runs
 	shift
 	runs=$(grep -c 'gsmtap-logd: reading stream' "$T/$name.err" 2>/dev/null)
-	"$LOGD" -q --from-nats "$NATS_URLS" --durable "$name" -w "$T/$name/archive.pcapng" "$@" 2>>"$T/$name.err" &
+	"$LOGD" ${ARCH_QUIET--q} --from-nats "$NATS_URLS" --durable "$name" -w "$T/$name/archive.pcapng" "$@" \
+		2>>"$T/$name.err" &
 	eval "${name}_PID=$!"
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		[ "$(grep -c 'gsmtap-logd: reading stream' "$T/$name.err")" -gt "${runs:-0}" ] && return 0
 		sleep 0.1
 	done
@@ -159,6 +163,8 @@ figure() {
 	echo "${v:-0}"	# redelivered= and the like appear only when not 0
 }
 output_figure() { grep 'gsmtap-logd: output ' "$T/$1.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# input_figure NAME KEY: KEY= of NAME's last input line.
+input_figure() { grep 'gsmtap-logd: input ' "$T/$1.err" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # sum KEY NAME...: KEY= of the last summary lines of each NAME's runs (one per run in its .err), added up.
 sum_runs() {
 	local key=$1 name total=0 v
@@ -215,23 +221,34 @@ wait_until() {
 }
 # stream_holds N: the stream GSMTAP holds N messages.
 stream_holds() { [ "$(stream_messages GSMTAP)" = "$1" ]; }
-# has_written NAME N: NAME's summary (asked for with SIGUSR1) says written=N.
-has_written() {
-	local pid
+# stream_holds_at_least N: the stream GSMTAP holds N messages or more.
+stream_holds_at_least() { [ "$(stream_messages GSMTAP)" -ge "$1" ]; }
+# ask NAME: once NAME has read what the kernel holds for its UDP sockets (an edge's senders), ask it for its
+# summary (SIGUSR1) and wait (up to 60 s) until the whole of it is in $T/NAME.err: its input lines end it.
+ask() {
+	local pid before
 	eval "pid=\$${1}_PID"
-	kill -USR1 "$pid"
-	sleep 0.1
-	[ "$(figure "$1" written)" = "$2" ]
+	for _ in $(seq 600); do
+		kernel_idle "$pid" && break
+		sleep 0.1
+	done
+	before=$(grep -c 'gsmtap-logd: input ' "$T/$1.err")
+	kill -USR1 "$pid" || return 1
+	for _ in $(seq 600); do
+		[ "$(grep -c 'gsmtap-logd: input ' "$T/$1.err")" -gt "$before" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
-# written_at_least NAME N: NAME's summary (asked for with SIGUSR1) says written= N or more.
-written_at_least() {
-	local pid
-	eval "pid=\$${1}_PID"
-	kill -USR1 "$pid"
-	sleep 0.1
-	[ "$(figure "$1" written)" -ge "$2" ]
-}
+# has_written NAME N: NAME's summary (asked for) says written=N.
+has_written() { ask "$1" && [ "$(figure "$1" written)" = "$2" ]; }
+
+# written_at_least NAME N: NAME's summary (asked for) says written= N or more.
+written_at_least() { ask "$1" && [ "$(figure "$1" written)" -ge "$2" ]; }
+
+# confirmed NAME N: NAME's NATS output (asked for) says written=N: JetStream confirmed N.
+confirmed() { ask "$1" && [ "$(output_figure "$1" written)" = "$2" ]; }
 
 # acked DURABLE N: the durable consumer has every message up to stream sequence N acknowledged.
 acked() {
@@ -259,6 +276,52 @@ show() {
 	for name in "$@"; do
 		grep -v ' stream ' "$T/$name.err" | sed "s/^/# $name: /"
 	done
+}
+
+# js_api SUBJECT [BODY]: a request to the first node that runs (a JetStream API call, as an operator
+# makes it with the nats tool); its answer on stdout.  Fails without one.
+js_api() {
+	local i
+	for i in "${!NATS_NODES[@]}"; do
+		[ -n "${NATS_NODES[i]}" ] && { python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[i]}" request "$@"; return; }
+	done
+	return 1
+}
+
+# js_publish SUBJECT BODY [NAME=VALUE...]: a message with those headers, as another publisher sends it to the
+# stream's subjects; JetStream's answer on stdout.
+js_publish() {
+	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" publish "$@"
+}
+
+# consumer_delete NAME: an operator deletes the durable consumer NAME of the stream GSMTAP.
+consumer_delete() {
+	js_api "\$JS.API.CONSUMER.DELETE.GSMTAP.$1" | grep -q '"success":true'
+}
+
+# consumer_create NAME [ACK_WAIT]: an operator creates the durable consumer NAME on the stream GSMTAP, as
+# one does by hand: every message from the first, explicit acknowledgements.
+consumer_create() {
+	js_api "\$JS.API.CONSUMER.DURABLE.CREATE.GSMTAP.$1" \
+		"{\"stream_name\":\"GSMTAP\",\"config\":{\"durable_name\":\"$1\",\"deliver_policy\":\"all\",\"ack_policy\":\"explicit\",\"ack_wait\":$((${2:-30} * 1000000000)),\"filter_subject\":\"gsmtap.>\"}}" |
+		grep -q '"created"'
+}
+
+# ids FILE...: "ID [COMMENT]" for every packet of the pcapng files (an archive's stream sequences).
+ids() { pcapng_blocks ids "$@"; }
+
+# exactly_once N FILE...: the packet ids of the files are 1..N, each once; sets IDS_DUPS (ids twice) and
+# IDS_MISSING (of 1..N, not there) and says the first few of each.
+exactly_once() {
+	local n=$1
+	shift
+	ids "$@" | cut -d' ' -f1 | sort -n >"$T/ids"
+	IDS_DUPS=$(uniq -d "$T/ids" | wc -l)
+	seq 1 "$n" | sort | comm -23 - <(sort -u "$T/ids") | sort -n >"$T/ids.missing"
+	IDS_MISSING=$(wc -l <"$T/ids.missing")
+	uniq -d "$T/ids" | head -5 | sed "s/^/# twice: stream sequence /"
+	head -5 "$T/ids.missing" | sed "s/^/# missing: stream sequence /"
+	[ "$(wc -l <"$T/ids")" = "$n" ] && [ "$IDS_DUPS" = 0 ] && [ "$IDS_MISSING" = 0 ]
 }
 
 # stop_cluster: kill every node still running (at exit anyway, through tap.sh's trap).

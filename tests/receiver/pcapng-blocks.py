@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # pcapng-blocks.py: what the bash tests read from pcapng files beyond tshark's reach: per-section
-# packet counts and ISB counters, every NRB record, and every packet's sender and sequence number.
+# packet counts and ISB counters, every NRB record, every packet's sender and sequence number, and every
+# packet's id and comment.
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 Usage: pcapng-blocks.py sections FILE...
@@ -9,7 +10,11 @@ Usage: pcapng-blocks.py sections FILE...
        pcapng-blocks.py names FILE...
          one line per distinct NRB record over all the files: ADDRESS NAME
        pcapng-blocks.py numbers FILE...
-         one line per packet: SRC:PORT SEQ (the GSMTAP frame_number, our sequence number)
+         one line per packet: SRC:PORT SEQ (the GSMTAP frame_number, our sequence number; '-' for a
+         datagram too short to have one)
+       pcapng-blocks.py ids FILE...
+         one line per packet: its epb_packetid (an archive's stream sequence), '-' without one,
+         then its comment when it has one
 Fails loudly on a block whose two lengths differ or that runs past the end.
 """
 import ipaddress
@@ -18,6 +23,7 @@ import sys
 
 SHB, EPB, ISB, NRB = 0x0A0D0D0A, 6, 5, 4
 ISB_OPTIONS = {4: 'ifrecv', 8: 'usrdeliv'}
+OPT_COMMENT, EPB_PACKETID = 1, 5
 
 
 def blocks(path):
@@ -99,14 +105,30 @@ def numbers(path):
             src, udp = ipaddress.ip_address(ip[8:24]), 40
             text = f'[{src}]'
         sport = struct.unpack_from('>H', ip, udp)[0]
-        seq = struct.unpack_from('>I', ip, udp + 8 + 8)[0]
+        # a datagram too short for a GSMTAP header has no number: '-'
+        seq = struct.unpack_from('>I', ip, udp + 8 + 8)[0] if len(ip) >= udp + 8 + 12 else '-'
         out.append(f'{text}:{sport} {seq}')
     if out:
         print('\n'.join(out))
 
 
+def ids(path):
+    out = []
+    for btype, order, body in blocks(path):
+        if btype != EPB:
+            continue
+        caplen = struct.unpack_from(order + 'I', body, 12)[0]
+        found = dict(options(body[20 + (caplen + 3) // 4 * 4:], order))
+        line = str(struct.unpack(order + 'Q', found[EPB_PACKETID])[0]) if EPB_PACKETID in found else '-'
+        if OPT_COMMENT in found:
+            line += ' ' + found[OPT_COMMENT].decode()
+        out.append(line)
+    if out:
+        print('\n'.join(out))
+
+
 if __name__ == '__main__':
-    if len(sys.argv) < 3 or sys.argv[1] not in ('sections', 'names', 'numbers'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('sections', 'names', 'numbers', 'ids'):
         sys.exit(__doc__)
     seen = set()
     for f in sys.argv[2:]:
@@ -114,5 +136,7 @@ if __name__ == '__main__':
             sections(f)
         elif sys.argv[1] == 'numbers':
             numbers(f)
+        elif sys.argv[1] == 'ids':
+            ids(f)
         else:
             names(f, seen)

@@ -12,16 +12,19 @@ start_edge edge2 "$P2"
 start_archiver arch
 ok 0 "3 nodes, two edges and an archiver started"
 
-# About 8 s of load on each edge, the leader killed 3 s in and started again 3 s later.
+# About 8 s of load on each edge (more on a loaded machine), the leader killed once the stream holds 20,000
+# and started again once an edge has felt it go, 3 s later at the soonest.
 blast_to edge1 "$P1" -H 16 -n 5000 -g 89 -r 10000 -s 0 &
 BL1=$!
 blast_to edge2 "$P2" -H 16 -n 5000 -r 10000 -s 0 &
 BL2=$!
-sleep 3
+wait_until 60 stream_holds_at_least 20000
 LEADER=$(stream_leader GSMTAP)
-ok $? "the stream's leader is node $LEADER"
+ok $? "the stream holds 20000 or more; its leader is node $LEADER"
 nats_kill "$LEADER"
 sleep 3
+wait_until 60 grep -q 'cannot write nats output' "$T/edge1.err" "$T/edge2.err"
+ok $? "an edge felt the leader go"
 nats_start "$LEADER"
 wait $BL1 $BL2
 E1_SENT=$(blasted edge1 sent) E2_SENT=$(blasted edge2 sent)

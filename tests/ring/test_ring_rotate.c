@@ -1,7 +1,9 @@
 /* test_ring_rotate.c: dumpcap's -b filesize, files and duration: names, file counts and sizes, every record once. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <regex.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "ring-test.h"
 
@@ -275,6 +277,44 @@ static void names_split_like_dumpcap(void)
 	}
 }
 
+struct order {
+	char names[8][64];
+	int n;
+};
+
+static bool order_cb(int dirfd, const char *name, void *arg)
+{
+	struct order *o = arg;
+
+	(void)dirfd;
+	if (o->n < 8)
+		snprintf(o->names[o->n++], sizeof(o->names[0]), "%s", name);
+	return true;
+}
+
+/* Two runs within one second, each numbering its files from 1: the second run's
+ * first file is the first run's, appended to, and the newest of all; what it read
+ * back must come from it first (a restart reads back the newest files first). */
+static void earlier_runs_newest_first(void)
+{
+	struct frames f = { .hdr_width = HDR };
+	const struct timespec pause = { 0, 50 * 1000000 };	/* past the file system's coarse clock */
+	struct order o = { .n = 0 };
+	struct ring *r = open_ring("g/out.pcapng", FILESIZE, 0, 0, &f);
+
+	write_records(r, 0, 3 * PER_FILE, 1, T0);	/* out_00001..00003 */
+	ring_close(r);
+	nanosleep(&pause, NULL);
+	r = open_ring("g/out.pcapng", FILESIZE, 0, 0, &f);
+	write_records(r, 0, 1, 1, T0);			/* out_00001 again, in the same second */
+	ring_files(r, order_cb, &o);
+	ring_close(r);
+	is_int(o.n, 3, "three files");
+	ok(o.n == 3 && !strcmp(o.names[0], "out_00001_20251129230102.pcapng") &&
+	   !strcmp(o.names[1], "out_00003_20251129230102.pcapng") && !strcmp(o.names[2], "out_00002_20251129230102.pcapng"),
+	   "newest first by when each was last written: %s, %s, %s", o.names[0], o.names[1], o.names[2]);
+}
+
 int main(void)
 {
 	char dir[256];
@@ -288,6 +328,7 @@ int main(void)
 	files_keeps_the_newest();
 	duration_rotates_at_write_and_tick();
 	names_split_like_dumpcap();
+	earlier_runs_newest_first();
 	scratch_remove(dir, dfd);
 	return done_testing();
 }

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tap.h"
 #include "streams.h"
@@ -39,7 +40,7 @@ static const struct stream *send_as(struct streams *st, const struct sockaddr_st
 {
 	struct wire_log log = { .seq = seq, .pid = 4242, .ident = ident };
 
-	return streams_account(st, (const struct sockaddr *)src, WIRE_OK, &log, &now, RX_FIRST, NULL);
+	return streams_account(st, (const struct sockaddr *)src, NULL, WIRE_OK, &log, &now, false);
 }
 
 static const struct stream *send_seq(struct streams *st, const struct sockaddr_storage *src, uint32_t seq)
@@ -207,9 +208,9 @@ static void verdicts(void)
 	const struct stream *s;
 
 	send_seq(st, &src, 1);
-	streams_account(st, sa, WIRE_SHORT, &zero, &now, RX_FIRST, NULL);
-	streams_account(st, sa, WIRE_BAD_VERSION, &zero, &now, RX_FIRST, NULL);
-	s = streams_account(st, sa, WIRE_NOT_LOG, &other, &now, RX_FIRST, NULL);
+	streams_account(st, sa, NULL, WIRE_SHORT, &zero, &now, false);
+	streams_account(st, sa, NULL, WIRE_BAD_VERSION, &zero, &now, false);
+	s = streams_account(st, sa, NULL, WIRE_NOT_LOG, &other, &now, false);
 	is_int(s->counts.received, 4, "malformed and other GSMTAP types count as received");
 	is_int(s->counts.malformed, 2, "short and bad-version datagrams count as malformed");
 	s = send_seq(st, &src, 2);
@@ -381,72 +382,78 @@ static void spoofed_flood(void)
 	streams_free(st);
 }
 
-/* A datagram delivered again (RX_AGAIN or RX_LATE): \returns whether it was taken for a repeat. */
-static bool deliver_again(struct streams *st, const struct sockaddr_storage *src, uint32_t seq,
-			  enum rx_delivery how)
+/* One datagram of \a src numbered \a seq as the collector \a origin received it. */
+static const struct stream *send_via(struct streams *st, const char *origin, const struct sockaddr_storage *src,
+				     uint32_t seq)
 {
 	struct wire_log log = { .seq = seq, .pid = 4242, .ident = S("OsmoBTS") };
-	bool repeat;
 
-	streams_account(st, (const struct sockaddr *)src, WIRE_OK, &log, &now, how, &repeat);
-	return repeat;
+	return streams_account(st, (const struct sockaddr *)src, origin, WIRE_OK, &log, &now, false);
 }
 
-/* A datagram that may be a redelivery: \returns whether it was taken for a repeat. */
-static bool redeliver(struct streams *st, const struct sockaddr_storage *src, uint32_t seq)
+/* Two sites whose senders share an address and port (a container's, a private
+ * network's) publish through two edges: a sender is its edge and its address. */
+static void origins(void)
 {
-	return deliver_again(st, src, seq, RX_AGAIN);
+	struct streams *st = streams_new(16);
+	struct sockaddr_storage src = v4(0x0a000007, 40123);
+	char longer[200];
+	const struct stream *a = NULL, *b = NULL;
+
+	for (uint32_t i = 1; i <= 100; i++) {
+		a = send_via(st, "edge1", &src, i);
+		b = send_via(st, "edge2", &src, i + (i > 50));
+	}
+	ok(a != b, "the same address through two edges: two streams");
+	is_int(streams_count(st), 2, "and only two");
+	is_int(a->counts.duplicates + a->counts.restarts + a->counts.lost, 0,
+	       "edge1's sender: no duplicate, no restart, nothing lost");
+	is_int(b->counts.lost, 1, "edge2's sender: its one gap");
+	is_int(b->counts.duplicates + b->counts.restarts, 0, "and nothing else");
+	ok(!strcmp(a->origin, "edge1"), "the stream names its edge");
+	ok(send_via(st, NULL, &src, 1) != a && streams_count(st) == 3, "the same address received here: a third");
+	memset(longer, 'e', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	send_via(st, longer, &src, 1);
+	longer[sizeof(longer) - 2] = 'f';
+	send_via(st, longer, &src, 1);
+	is_int(streams_count(st), 4, "names alike in their first 128 bytes are one origin");
+	streams_free(st);
 }
 
-/* A broker redelivers what was not acknowledged, long after or across a restart:
- * what arrived already is a repeat, wherever it lies; what did not fills its gap. */
-static void redeliveries(void)
+/* What a broker delivers after newer ones and was never recorded (its first
+ * delivery was lost with a killed server): late, however far behind the window;
+ * it fills its gap and is never a restart, a run of them neither. */
+static void late_deliveries(void)
 {
 	struct streams *st = streams_new(16);
 	struct sockaddr_storage src = v4(0x7f000001, 51234);
+	struct wire_log log = { .pid = 4242, .ident = S("OsmoBTS") };
 	const struct stream *s = NULL;
-	int repeats = 0, fills = 0;
 
 	for (uint32_t i = 1; i <= 5000; i++)
-		if (i != 4990 && i != 100)
+		if (i <= 1000 || i > 1008)
 			s = send_seq(st, &src, i);
-	ok(redeliver(st, &src, 5000), "the highest number again is a repeat");
-	ok(redeliver(st, &src, 4000), "a number in the window that arrived is a repeat");
-	ok(!redeliver(st, &src, 4990), "a number in the window that never came is new: it fills its gap");
-	ok(redeliver(st, &src, 4990), "and when it comes again it is a repeat");
-	ok(redeliver(st, &src, 200), "a number further back than the window that arrived is a repeat, not a restart");
-	ok(!redeliver(st, &src, 100), "one further back that never came fills its gap, remembered beyond the window");
-	ok(redeliver(st, &src, 100), "and is a repeat after that");
-	ok(!redeliver(st, &src, 5001), "the next number is new");
-	is_int(s->counts.duplicates, 5, "each repeat is counted as a duplicate");
-	is_int(s->counts.lost + s->counts.restarts, 0, "no restart, and both gaps filled: nothing lost");
-	is_int(s->counts.reordered, 2, "the two that filled them came late");
-	is_int(s->seq.last, 5001, "the highest number is 5001");
+	is_int(s->counts.lost, 8, "1001..1008 never came: 8 lost");
+	for (log.seq = 1001; log.seq <= 1008; log.seq++)
+		s = streams_account(st, (const struct sockaddr *)&src, NULL, WIRE_OK, &log, &now, true);
+	is_int(s->counts.lost + s->counts.restarts, 0, "they come late, 4000 behind: each fills its gap, no restart");
+	is_int(s->counts.reordered, 8, "8 reordered");
+	is_int(s->seq.last, 5000, "the highest number is still 5000");
+	s = send_seq(st, &src, 5001);
+	is_int(s->counts.lost, 0, "and 5001 follows 5000");
 	streams_free(st);
+}
 
-	/* A restart: the earlier run recorded 1..500 and had fetched 501..600 when it
-	 * died; this run gets 601..5000 first, and 450..600 again long after. */
-	st = streams_new(16);
-	for (uint32_t i = 1; i <= 500; i++) {
-		struct wire_log log = { .seq = i, .pid = 4242, .ident = S("OsmoBTS") };
+/* The earlier run recorded 1..500 and then the sender's restart at 1, which this
+ * run's first line, 2, shows: that restart and what the 1 looked like alone were
+ * never counted here, so nothing is taken back. */
+static void restart_known(void)
+{
+	struct streams *st = streams_new(16);
+	struct sockaddr_storage src = v4(0x7f000001, 51234);
+	const struct stream *s;
 
-		streams_know(st, (const struct sockaddr *)&src, WIRE_OK, &log);
-	}
-	for (uint32_t i = 601; i <= 5000; i++)
-		s = send_seq(st, &src, i);
-	is_int(s->counts.lost, 100, "601 after what the earlier run recorded: 100 counted lost");
-	for (uint32_t i = 450; i <= 600; i++)
-		redeliver(st, &src, i) ? repeats++ : fills++;
-	is_int(repeats, 51, "450..500 again, recorded by the earlier run: repeats");
-	is_int(fills, 100, "501..600, which it never wrote: new, far behind the window");
-	is_int(s->counts.lost + s->counts.restarts, 0, "nothing lost, no restart");
-	is_int(s->counts.received, 4400 + 151, "only what arrived in this run is counted");
-	streams_free(st);
-
-	/* The earlier run recorded 1..500 and then the sender's restart at 1, which
-	 * this run's first line, 2, shows: that restart and what the 1 looked like
-	 * alone were never counted here, so nothing is taken back. */
-	st = streams_new(16);
 	for (uint32_t i = 1; i <= 501; i++) {
 		struct wire_log log = { .seq = i <= 500 ? i : 1, .pid = 4242, .ident = S("OsmoBTS") };
 
@@ -456,23 +463,6 @@ static void redeliveries(void)
 	is_int(s->counts.duplicates, 0, "a restart the earlier run recorded: no duplicate taken back below 0");
 	is_int(s->counts.restarts + s->counts.reordered + s->counts.lost, 0, "and nothing counted in this run");
 	is_int(s->seq.last, 2, "and the sequence goes on from the restart");
-	streams_free(st);
-
-	/* More gaps than SEQ_GAPS: the first is forgotten.  Delivered again, its number
-	 * is taken for a repeat, unless the input knows it was never recorded (its first
-	 * delivery was lost on the way: RX_LATE). */
-	st = streams_new(16);
-	for (uint32_t i = 1; i <= 5000; i++)
-		if (i % 100 != 50)
-			s = send_seq(st, &src, i);
-	is_int(s->counts.lost, 50, "50 gaps of one, counted lost");
-	ok(redeliver(st, &src, 50), "the first gap's number, forgotten, delivered again: taken for a repeat");
-	ok(!deliver_again(st, &src, 150, RX_LATE), "the second's, known never recorded: new, not a repeat");
-	is_int(s->counts.lost, 49, "it filled its gap: 49 lost");
-	is_int(s->counts.reordered, 1, "it came late");
-	is_int(s->counts.restarts, 0, "never a restart");
-	ok(redeliver(st, &src, 150), "and delivered again after that: a repeat");
-	is_int(s->seq.last, 5000, "the highest number is still 5000");
 	streams_free(st);
 }
 
@@ -497,7 +487,9 @@ int main(void)
 	least_recently_seen_goes();
 	totals_kept_elsewhere();
 	spoofed_flood();
-	redeliveries();
+	origins();
+	late_deliveries();
+	restart_known();
 	bad_cap();
 	return done_testing();
 }

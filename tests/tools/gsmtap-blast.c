@@ -2,9 +2,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Usage: gsmtap-blast [-d DST] [-p PORT] [-H HOSTS] [-n PER_HOST] [-g GAP_EVERY]
- *                     [-r RATE] [-s TEXT_BYTES] [-t ident]
+ *                     [-r RATE] [-s TEXT_BYTES] [-t ident] [-P SRC_PORT]
  * Host h (1..HOSTS) sends from 127.0.1.h (or ::1 when DST is IPv6) with its own
- * sequence 1, 2, ...; with -g K every K-th sequence number is skipped, which a
+ * sequence 1, 2, ...; with -P its source port is SRC_PORT + h - 1 (bound with
+ * SO_REUSEADDR, so that two blasts at once to two collectors have the same
+ * senders, as two sites behind two edges may), else one the kernel picks.  With
+ * -g K every K-th sequence number is skipped, which a
  * collector must count as exactly one lost datagram.  -r caps the total rate in
  * datagrams per second (0: as fast as the kernel takes them).  -s 0 gives texts
  * of 1..512 bytes.  Prints "sent=N skipped=M ..." on stdout at the end.
@@ -37,21 +40,31 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int open_host(int h, const struct sockaddr_storage *dst, socklen_t dlen)
+static int open_host(int h, const struct sockaddr_storage *dst, socklen_t dlen, int src_port)
 {
 	struct sockaddr_storage src = { .ss_family = dst->ss_family };
 	int fd = socket(dst->ss_family, SOCK_DGRAM, 0);
-	int sndbuf = 4 << 20;
+	int sndbuf = 4 << 20, one = 1;
 
 	if (fd < 0)
 		err(1, "socket");
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	if (src_port && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		err(1, "SO_REUSEADDR");
 	if (dst->ss_family == AF_INET) {
 		struct sockaddr_in *s = (struct sockaddr_in *)&src;
 
 		s->sin_addr.s_addr = htonl(0x7f000100 | h);	/* 127.0.1.h */
+		s->sin_port = htons(src_port ? src_port + h - 1 : 0);
 		if (bind(fd, (struct sockaddr *)s, sizeof(*s)))
 			err(1, "bind 127.0.1.%d", h);
+	} else if (src_port) {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&src;
+
+		s->sin6_addr = in6addr_loopback;
+		s->sin6_port = htons(src_port + h - 1);
+		if (bind(fd, (struct sockaddr *)s, sizeof(*s)))
+			err(1, "bind [::1]:%d", src_port + h - 1);
 	}
 	if (connect(fd, (const struct sockaddr *)dst, dlen))
 		err(1, "connect");
@@ -61,7 +74,7 @@ static int open_host(int h, const struct sockaddr_storage *dst, socklen_t dlen)
 int main(int argc, char **argv)
 {
 	const char *dst_s = "127.0.0.1", *ident = "blast";
-	int port = WIRE_PORT, hosts = 16, gap_every = 0, text_bytes = 64, opt;
+	int port = WIRE_PORT, hosts = 16, gap_every = 0, text_bytes = 64, src_port = 0, opt;
 	uint64_t per_host = 1000, sent = 0, skipped = 0;
 	double rate = 0, t0;
 	struct sockaddr_storage dst = { 0 };
@@ -73,7 +86,7 @@ int main(int argc, char **argv)
 	struct mmsghdr msgs[BATCH];
 	unsigned int rnd = 1;
 
-	while ((opt = getopt(argc, argv, "d:p:H:n:g:r:s:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:H:n:g:r:s:t:P:")) != -1) {
 		switch (opt) {
 		case 'd': dst_s = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -83,11 +96,14 @@ int main(int argc, char **argv)
 		case 'r': rate = atof(optarg); break;
 		case 's': text_bytes = atoi(optarg); break;
 		case 't': ident = optarg; break;
-		default: errx(2, "usage: gsmtap-blast [-d DST] [-p PORT] [-H HOSTS] [-n PER_HOST] [-g GAP_EVERY] [-r RATE] [-s TEXT_BYTES] [-t IDENT]");
+		case 'P': src_port = atoi(optarg); break;
+		default: errx(2, "usage: gsmtap-blast [-d DST] [-p PORT] [-H HOSTS] [-n PER_HOST] [-g GAP_EVERY] [-r RATE] [-s TEXT_BYTES] [-t IDENT] [-P SRC_PORT]");
 		}
 	}
 	if (hosts < 1 || hosts > HOSTS_MAX || text_bytes < 0 || text_bytes > (int)sizeof(text))
 		errx(2, "HOSTS 1..%d, TEXT_BYTES 0..%zu", HOSTS_MAX, sizeof(text));
+	if (src_port < 0 || src_port + hosts - 1 > 65535)
+		errx(2, "SRC_PORT 1..%d for %d hosts", 65536 - hosts, hosts);
 	if (inet_pton(AF_INET, dst_s, &((struct sockaddr_in *)&dst)->sin_addr) == 1) {
 		dst.ss_family = AF_INET;
 		((struct sockaddr_in *)&dst)->sin_port = htons(port);
@@ -101,7 +117,7 @@ int main(int argc, char **argv)
 	}
 	memset(text, 'x', sizeof(text));
 	for (int h = 0; h < hosts; h++)
-		host[h] = (struct host){ open_host(h + 1, &dst, dlen), 0, per_host };
+		host[h] = (struct host){ open_host(h + 1, &dst, dlen, src_port), 0, per_host };
 
 	t0 = now_s();
 	for (int busy = 1; busy;) {

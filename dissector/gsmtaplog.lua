@@ -197,6 +197,20 @@ end
 -- wire/timing.h and wire/timing.c, on NSTime values.
 local ZERO = NSTime(0, 0)
 
+-- a - b with both parts of one sign, as nstime_from_ns() in the C plugin:
+-- NSTime's own "-" leaves the nanoseconds out of range when the signs of a
+-- and b differ (0.996797 - -0.004216 gave 0 s 1001013000 ns).
+local function sub(a, b)
+	local secs, nsecs = a.secs - b.secs, a.nsecs - b.nsecs
+	local carry = math.floor(nsecs / 1000000000)
+
+	secs, nsecs = secs + carry, nsecs - carry * 1000000000
+	if secs < 0 and nsecs > 0 then
+		secs, nsecs = secs + 1, nsecs - 1000000000
+	end
+	return NSTime(secs, nsecs)
+end
+
 local function timing_sent(sec, usec)
 	return NSTime(sec + math.floor(usec / 1000000), (usec % 1000000) * 1000)
 end
@@ -205,7 +219,7 @@ end
 local function timing_delta(p, sent, is_late)
 	local delta
 	if p.have then
-		delta = sent - p.sent
+		delta = sub(sent, p.sent)
 		if is_late then
 			return true, false, delta
 		end
@@ -216,12 +230,12 @@ local function timing_delta(p, sent, is_late)
 end
 
 local function timing_delay(d, sent, rx)
-	local delay = rx - sent
+	local delay = sub(rx, sent)
 	if not d.have or delay < d.min then
 		d.min = delay
 		d.have = true
 	end
-	return delay, delay - d.min
+	return delay, sub(delay, d.min)
 end
 
 -- The protocol, its fields and expert infos: as proto_register_gsmtaplog().
@@ -269,16 +283,37 @@ proto.prefs["udp.ports"] = Pref.range("Additional UDP ports", "",
 	"UDP ports besides 4729 that carry GSMTAP log datagrams, such as a " ..
 	"collector's own port (e.g. 4730,5000-5009); no Decode As needed", 65535)
 
--- The capture time, exact: pinfo.abs_ts is a double, too coarse for nanoseconds.
+-- The capture time.  pinfo.abs_ts is a double, about 0.24 us coarse in this
+-- century; frame.time is exact but only there when a tree is built, which
+-- the first pass of "tshark -2" (and of the GUI without a filter) does not.
+-- So the first pass times lines by pinfo.rel_ts, the time since the first
+-- frame, exact to the nanosecond when rounded (for captures up to 48 days):
+-- the delay excess, a difference of delays, does not depend on the origin.
+-- The delay itself, capture time minus sender time, is computed when shown,
+-- from frame.time.
 local frame_time = Field.new("frame.time")
 
--- File-scope state of the first pass (proto.init empties it for each file).
-local streams, next_stream, frames
+local function since_first_frame(pinfo)
+	local rel = pinfo.rel_ts
+	local secs = math.floor(rel)
+	local nsecs = math.floor((rel - secs) * 1000000000 + 0.5)
+
+	if nsecs >= 1000000000 then
+		secs, nsecs = secs + 1, nsecs - 1000000000
+	end
+	return NSTime(secs, nsecs)
+end
+
+-- The first pass's state, emptied for each file, and its result per frame,
+-- which must outlive the init routine: two-pass tshark runs it again between
+-- the passes.  So the records are dropped only when a new first pass begins.
+local streams, next_stream
+local frames, frames_stale = {}, false
 
 local function reset()
 	streams = {}
 	next_stream = 1
-	frames = {}
+	frames_stale = true
 end
 reset()
 proto.init = reset
@@ -391,7 +426,8 @@ local function analyse_time(s, fr, sent, rx)
 	if clock_back then
 		fr.clock_back = true
 	end
-	fr.delay, fr.delay_excess = timing_delay(s.delay, sent, rx)
+	fr.sent = sent
+	fr.delay_excess = select(2, timing_delay(s.delay, sent, rx))
 end
 
 -- The first-pass analysis of one datagram: as analyse() in packet-gsmtaplog.c.
@@ -430,7 +466,7 @@ local function analyse(tvb, pinfo)
 
 	local same_sender = keep_ident(s, tvb, hdr + LOG_OFF_IDENT)
 	analyse_seq(s, fr, pinfo.number, sent, same_sender)
-	analyse_time(s, fr, sent, frame_time()())
+	analyse_time(s, fr, sent, since_first_frame(pinfo))
 	return fr
 end
 
@@ -488,7 +524,10 @@ local function show(tvb, pinfo, tree, fr)
 			pi:add_proto_expert_info(ei.clock_back)
 		end
 	end
-	generated(ti, hf.delay, fr.delay)
+	local captured_at = frame_time()
+	if captured_at then
+		generated(ti, hf.delay, sub(captured_at.value, fr.sent))
+	end
 	generated(ti, hf.delay_excess, fr.delay_excess)
 	if fr.truncated then
 		ti:add_proto_expert_info(ei.truncated)
@@ -511,12 +550,14 @@ function proto.dissector(tvb, pinfo, tree)
 	-- Keyed by the datagram's place in the frame, in case a frame carries two (tunnels).
 	local key = pinfo.number .. "/" .. tvb:offset()
 	local fr = frames[key]
-	if not fr then
-		if pinfo.visited then
-			return tvb:len()
+	if not pinfo.visited then
+		if frames_stale then
+			frames, frames_stale = {}, false
 		end
 		fr = analyse(tvb, pinfo)
 		frames[key] = fr
+	elseif not fr then
+		return tvb:len()
 	end
 	if fr.verdict ~= "not_log" then
 		show(tvb, pinfo, tree, fr)

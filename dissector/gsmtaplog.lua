@@ -538,10 +538,26 @@ local udp_port = DissectorTable.get("udp.port")
 -- The built-in gsmtap dissector, called first so its gsmtap_log.* fields stay as they are.
 local gsmtap = udp_port:get_dissector(PORT) or Dissector.get("gsmtap")
 
-function proto.dissector(tvb, pinfo, tree)
-	-- A bounds error of the built-in dissector (a cut or short datagram) is
-	-- shown by Dissector:call() and must not cost us our own analysis.
+-- The built-in dissector first, so its fields and columns come as usual.  A
+-- datagram that the capture's snaplen cut is not handed to it: its BoundsError
+-- would unwind through the Lua interpreter, which Dissector:call() does not
+-- catch in Wireshark 4.0, and every such unwinding leaks a level of the Lua C
+-- stack ("C stack overflow" from the 200th cut frame on, measured).  Such a
+-- datagram shows what the top level shows for a cut, without the built-in
+-- fields of its captured part.  A malformed one is shown by Dissector:call()
+-- and must not cost us our own analysis.
+local function call_builtin(tvb, pinfo, tree)
+	if tvb:len() < tvb:reported_len() then
+		tree:add(tvb(), "[Packet size limited during capture: gsmtaplog.lua does not show the " ..
+			 "built-in GSMTAP fields of a cut datagram]")
+		pinfo.cols.info:append("[Packet size limited during capture]")
+		return
+	end
 	pcall(gsmtap.call, gsmtap, tvb, pinfo, tree)
+end
+
+function proto.dissector(tvb, pinfo, tree)
+	call_builtin(tvb, pinfo, tree)
 
 	-- A datagram quoted in an ICMP error was not received: it is no line of the stream.
 	if pinfo.in_error_pkt then

@@ -211,6 +211,13 @@ local function sub(a, b)
 	return NSTime(secs, nsecs)
 end
 
+-- a < b.  NSTime's own "<" is wrong 2^31 s apart and more (nstime_cmp()
+-- returns the difference of the seconds as an int); a sender clock may be
+-- anything.  Both parts of a value from sub() have one sign, so seconds first.
+local function before(a, b)
+	return a.secs < b.secs or (a.secs == b.secs and a.nsecs < b.nsecs)
+end
+
 local function timing_sent(sec, usec)
 	return NSTime(sec + math.floor(usec / 1000000), (usec % 1000000) * 1000)
 end
@@ -226,12 +233,12 @@ local function timing_delta(p, sent, is_late)
 	end
 	p.sent = sent
 	p.have = true
-	return delta ~= nil, delta ~= nil and delta < ZERO, delta
+	return delta ~= nil, delta ~= nil and before(delta, ZERO), delta
 end
 
 local function timing_delay(d, sent, rx)
 	local delay = sub(rx, sent)
-	if not d.have or delay < d.min then
+	if not d.have or before(delay, d.min) then
 		d.min = delay
 		d.have = true
 	end
@@ -284,13 +291,13 @@ proto.prefs["udp.ports"] = Pref.range("Additional UDP ports", "",
 	"collector's own port (e.g. 4730,5000-5009); no Decode As needed", 65535)
 
 -- The capture time.  pinfo.abs_ts is a double, about 0.24 us coarse in this
--- century; frame.time is exact but only there when a tree is built, which
--- the first pass of "tshark -2" (and of the GUI without a filter) does not.
--- So the first pass times lines by pinfo.rel_ts, the time since the first
--- frame, exact to the nanosecond when rounded (for captures up to 48 days):
--- the delay excess, a difference of delays, does not depend on the origin.
--- The delay itself, capture time minus sender time, is computed when shown,
--- from frame.time.
+-- century; frame.time is exact but only there when a tree is built, which the
+-- first pass of "tshark -2" without a filter does not.  pinfo.rel_ts, the time
+-- since the first frame, is exact to the nanosecond when rounded for up to 2^22
+-- s (48 days) from the first frame.  The delay excess, a difference of delays,
+-- needs one clock throughout: frame.time, or, when the first line of the pass
+-- came without a tree, rel_ts (captured_clock()).  The delay itself is
+-- computed when shown, from frame.time.
 local frame_time = Field.new("frame.time")
 
 local function since_first_frame(pinfo)
@@ -309,11 +316,27 @@ end
 -- the passes.  So the records are dropped only when a new first pass begins.
 local streams, next_stream
 local frames, frames_stale = {}, false
+local first_frame_at	-- frame.time - rel_ts, or false: the pass times by rel_ts alone
 
 local function reset()
 	streams = {}
 	next_stream = 1
 	frames_stale = true
+	first_frame_at = nil
+end
+
+-- The capture clock of the excess: frame.time where there is one, else
+-- first_frame_at + rel_ts, the same clock.
+local function captured_clock(pinfo)
+	local t = frame_time()
+
+	if first_frame_at == nil then
+		first_frame_at = t and sub(t.value, since_first_frame(pinfo)) or false
+	end
+	if not first_frame_at then
+		return since_first_frame(pinfo)
+	end
+	return t and t.value or first_frame_at + since_first_frame(pinfo)
 end
 reset()
 proto.init = reset
@@ -390,7 +413,7 @@ local function held_was_restart(s)
 	if not h.has_log then
 		return
 	end
-	if h.has_delta and h.delta < ZERO then
+	if h.has_delta and before(h.delta, ZERO) then
 		h.clock_back = true
 	end
 	local t = thread_of(s, h.pid)
@@ -466,7 +489,7 @@ local function analyse(tvb, pinfo)
 
 	local same_sender = keep_ident(s, tvb, hdr + LOG_OFF_IDENT)
 	analyse_seq(s, fr, pinfo.number, sent, same_sender)
-	analyse_time(s, fr, sent, since_first_frame(pinfo))
+	analyse_time(s, fr, sent, captured_clock(pinfo))
 	return fr
 end
 

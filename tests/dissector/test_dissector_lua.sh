@@ -125,9 +125,10 @@ done
 
 # Not vacuous: the C plugin analysed these, and the rules capture reached
 # every rule (the counts are the C plugin's, equal to the Lua copy's above).
-is "$(cut -f3 "$T/rules.c" | grep -c .)" 30000 "rules: every frame has a stream index"
-is "$(cut -f3 "$T/reference.c" | grep -c .)" 208 "reference: every frame has a stream index"
 count() { ts_with -r "$T/$1.pcapng" -Y "$2" -T fields -e frame.number 2>/dev/null | wc -l; }
+is "$(cut -f3 "$T/rules.c" | grep -c .)" "$((30000 - $(count rules 'gsmtap.type != 0x10')))" \
+	"rules: every frame has a stream index, but those of other GSMTAP types (not shown)"
+is "$(cut -f3 "$T/reference.c" | grep -c .)" 208 "reference: every frame has a stream index"
 while IFS='|' read -r capture filter what; do
 	n=$(count "$capture" "$filter")
 	ok "$([ "$n" -gt 0 ] && echo 0 || echo 1)" "$capture reaches $what: $n frames with $filter"

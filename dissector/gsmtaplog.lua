@@ -39,7 +39,7 @@ set_plugin_info({ version = VERSION .. " (active: Lua timing analysis, no C plug
 
 -- wire/wire.h
 local PORT = 4729
-local VERSION_2 = 2
+local GSMTAP_VERSION = 2
 local TYPE_LOG = 0x10
 local GSMTAP_HDR_LEN = 16
 local LOG_HDR_LEN = 84
@@ -360,7 +360,7 @@ local function classify(tvb)
 	if len < GSMTAP_HDR_LEN then
 		return "short"
 	end
-	if tvb(OFF_VERSION, 1):uint() ~= VERSION_2 then
+	if tvb(OFF_VERSION, 1):uint() ~= GSMTAP_VERSION then
 		return "bad_version"
 	end
 	local hdr = tvb(OFF_HDR_LEN, 1):uint() * 4

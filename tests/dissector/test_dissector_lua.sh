@@ -41,7 +41,7 @@ is "$(ts_both -G plugins 2>&1 | grep -c "$T/both/$ws_version/epan/gsmtaplog.so")
 is "$(status ts_with)" "" "the C plugin alone: no Lua file"
 is "$(ts_lua -G plugins 2>&1 | grep -c 'gsmtaplog.so')" 0 "the Lua run has no C plugin"
 is "$(ts_lua -G fields 2>&1 | grep -P '\tgsmtaplog')" "$(ts_with -G fields 2>&1 | grep -P '\tgsmtaplog')" \
-	"the same field definitions (abbreviation, type, name, description)"
+	"the same field and expert info definitions (abbreviation, type, name, description)"
 is "$(ts_lua -G defaultprefs 2>&1 | grep gsmtaplog)" "$(ts_with -G defaultprefs 2>&1 | grep gsmtaplog)" \
 	"the same preference (gsmtaplog.udp.ports)"
 

@@ -17,7 +17,8 @@
 #  - the fixture, the clock steps (-c), the lossy (-l) and stall (-p)
 #    captures, 3000 streams (-s), and the real libosmocore 1.7 capture;
 #  - snaplen cuts (the fixture and rules' first 5000 frames at 96 and 44 bytes; the fixture at every
-#    snaplen from 28 to 148), and editcap -E mutations of all of them merged.
+#    snaplen from 28 to 148), and editcap -E mutations (three seeds) of the
+#    generated ones merged and of the real capture.
 set -u
 . "$(dirname "$0")/lib.sh"
 

@@ -341,6 +341,8 @@ end
 reset()
 proto.init = reset
 
+-- Keyed by the address as displayed, all Lua can see of it: with network name
+-- resolution on, by its name (doc/dissector.md).
 local function stream_lookup(pinfo)
 	local key = tostring(pinfo.src) .. "|" .. pinfo.src_port
 	local s = streams[key]

@@ -42,8 +42,8 @@ is "$(grep -c '^E:' "$T/lintian.out")/$(grep -c '^W:' "$T/lintian.out")" 0/0 "li
 # The names from the sixth field on: a profile's name has spaces.
 contents() { dpkg-deb -c "$T/${1}_${VERSION}_$ARCH.deb" | sed -E 's/^([^ ]+ +){5}\.//; s/ -> .*//' | grep -v '/$' | grep -v '^/usr/share/doc/'; }
 is "$(contents gsmtaplog-wireshark | sort | tr '\n' ' ')" \
-	"/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so /usr/share/wireshark/profiles/GSMTAP log timing/io_graphs " \
-	"gsmtaplog-wireshark: the plugin in Wireshark's own directory, as Debian's plugin packages have it, and the profile in its global profiles"
+	"/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so /usr/lib/$MULTIARCH/wireshark/plugins/gsmtaplog.lua /usr/share/wireshark/profiles/GSMTAP log timing/io_graphs " \
+	"gsmtaplog-wireshark: the plugin in Wireshark's own directory, as Debian's plugin packages have it, its Lua copy in the global Lua plugin folder, and the profile in its global profiles"
 is "$(dpkg-deb -f "$T/gsmtaplog-wireshark_${VERSION}_$ARCH.deb" Depends | tr ',' '\n' | grep -c 'libwireshark16 (<< 4.1~)')" 1 \
 	"and it depends on Wireshark 4.0.x, the only ABI it loads into"
 is "$(contents gsmtap-logd | sort | tr '\n' ' ')" \
@@ -134,6 +134,9 @@ plugins=$(env -i PATH=/usr/bin:/bin tshark -G plugins 2>/dev/null | awk '$1 == "
 is "$(awk '{ print $1, $2, $3, $4 }' <<<"$plugins")" \
 	"gsmtaplog.so $VERSION dissector /usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so" \
 	"tshark loads the installed plugin with no environment variables"
+is "$(env -i PATH=/usr/bin:/bin tshark -G plugins 2>/dev/null | awk -F'\t' '$1 == "gsmtaplog.lua" { print $2, $4 }')" \
+	"$VERSION (standing aside: the C plugin has registered gsmtaplog) /usr/lib/$MULTIARCH/wireshark/plugins/gsmtaplog.lua" \
+	"the installed Lua copy is loaded too, and stands aside for the C plugin (its status line)"
 is "$(env -i PATH=/usr/bin:/bin tshark -r "$T/log/gsmtap.pcapng" -d "udp.port==$PORT,gsmtaplog" \
 	-T fields -e gsmtaplog.seq -e gsmtap_log.ident 2>/dev/null | tr '\t\n' ': ')" \
 	"1:deb 1:hello " "and dissects the collector's pcapng with it: each sender's first line, gsmtaplog.seq 1"
@@ -158,7 +161,7 @@ purged=$?
 ok "$([ ! -e /var/log/gsmtap ] && [ ! -L /var/log/gsmtap ] && [ ! -e /var/log/private/gsmtap ]; echo $?)" \
 	"a purge removes them: neither /var/log/gsmtap nor /var/log/private/gsmtap is left"
 is "$purged/$(dpkg-query -W -f='${db:Status-Abbrev}\n' "${PACKAGES[@]}" 2>/dev/null | grep -c '^ii')" 0/0 "purged again"
-[ ! -e "/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so" ]
-ok $? "the system's Wireshark has no gsmtaplog plugin any more"
+[ ! -e "/usr/lib/$MULTIARCH/wireshark/plugins/4.0/epan/gsmtaplog.so" ] && [ ! -e "/usr/lib/$MULTIARCH/wireshark/plugins/gsmtaplog.lua" ]
+ok $? "the system's Wireshark has no gsmtaplog plugin any more, C or Lua"
 
 done_testing

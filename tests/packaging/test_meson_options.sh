@@ -37,24 +37,24 @@ grep -q 'libpcap >=1.10 not found: run "apt-get install libpcap-dev"' "$T/want.s
 ok $? "and says which Debian package to install"
 
 # The plugin's directory for each prefix (only the library and the plugin are built).
-plugin_path() {	# plugin_path BUILDDIR MESON-OPTIONS...: where `meson install` would put gsmtaplog.so
+plugin_path() {	# plugin_path BUILDDIR MESON-OPTIONS...: where `meson install` would put gsmtaplog.so and gsmtaplog.lua
 	local dir=$1
 	shift
 	meson setup "$dir" "$SRCDIR" -Dreceiver=disabled -Dtests=disabled -Dbench=disabled -Dosmo=disabled \
 		-Ddissector=enabled "$@" >"$dir.setup" 2>&1 || { echo "setup failed: $(tail -n 3 "$dir.setup")"; return; }
 	meson introspect --installed "$dir" | python3 -c \
-		'import json, sys; print(" ".join(v for k, v in json.load(sys.stdin).items() if k.endswith("/gsmtaplog.so")))'
+		'import json, sys; print(" ".join(sorted((v for k, v in json.load(sys.stdin).items() if k.endswith(("/gsmtaplog.so", "/gsmtaplog.lua"))), key=lambda v: not v.endswith(".so"))))'
 }
 ws=$(pkg-config --variable=plugindir wireshark)
-is "$(plugin_path "$T/p-usr" --prefix=/usr)" "$ws/epan/gsmtaplog.so" \
-	"--prefix=/usr: Wireshark's own directory ($ws/epan)"
-is "$(plugin_path "$T/p-opt" --prefix=/opt/gsmtaplog)" "/opt/gsmtaplog/lib/wireshark/plugins/4.0/epan/gsmtaplog.so" \
+is "$(plugin_path "$T/p-usr" --prefix=/usr)" "$ws/epan/gsmtaplog.so $(dirname "$ws")/gsmtaplog.lua" \
+	"--prefix=/usr: Wireshark's own directory ($ws/epan), the Lua copy in its global Lua folder"
+is "$(plugin_path "$T/p-opt" --prefix=/opt/gsmtaplog)" "/opt/gsmtaplog/lib/wireshark/plugins/4.0/epan/gsmtaplog.so /opt/gsmtaplog/lib/wireshark/plugins/gsmtaplog.lua" \
 	"--prefix=/opt/gsmtaplog: under the prefix, not under /usr"
-is "$(plugin_path "$T/p-set" --prefix=/opt/gsmtaplog -Dwireshark_plugindir=/srv/ws)" "/srv/ws/gsmtaplog.so" \
-	"-Dwireshark_plugindir says where"
+is "$(plugin_path "$T/p-set" --prefix=/opt/gsmtaplog -Dwireshark_plugindir=/srv/ws)" "/srv/ws/gsmtaplog.so /opt/gsmtaplog/lib/wireshark/plugins/gsmtaplog.lua" \
+	"-Dwireshark_plugindir says where (the C plugin; the Lua copy stays under the prefix)"
 HOMEDIR=$T/home
-is "$(plugin_path "$T/p-home" --prefix="$HOMEDIR/.local")" "$HOMEDIR/.local/lib/wireshark/plugins/4.0/epan/gsmtaplog.so" \
-	"--prefix=\$HOME/.local: Wireshark's personal plugin directory"
+is "$(plugin_path "$T/p-home" --prefix="$HOMEDIR/.local")" "$HOMEDIR/.local/lib/wireshark/plugins/4.0/epan/gsmtaplog.so $HOMEDIR/.local/lib/wireshark/plugins/gsmtaplog.lua" \
+	"--prefix=\$HOME/.local: Wireshark's personal plugin directory and personal Lua folder"
 
 # Installed there for real, tshark finds it: in the personal directory with no
 # environment, under another prefix through WIRESHARK_PLUGIN_DIR (as the
@@ -66,6 +66,9 @@ chmod -R a+rX "$T"
 nobody_tshark() { setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin HOME="$HOMEDIR" "$@" tshark -G plugins 2>/dev/null | awk '$1 == "gsmtaplog.so" { print $4 }'; }
 is "$(nobody_tshark)" "$HOMEDIR/.local/lib/wireshark/plugins/4.0/epan/gsmtaplog.so" \
 	"tshark loads it from \$HOME/.local with no environment variable"
+is "$(setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin HOME="$HOMEDIR" tshark -G plugins 2>/dev/null |
+	awk -F'\t' '$1 == "gsmtaplog.lua" { print $2 }')" "$VERSION (standing aside: the C plugin has registered gsmtaplog)" \
+	"and the Lua copy from there, which stands aside"
 rm -rf "$HOMEDIR/.local/lib/wireshark"
 is "$(nobody_tshark WIRESHARK_PLUGIN_DIR="$T/opt-root/opt/gsmtaplog/lib/wireshark/plugins")" \
 	"$T/opt-root/opt/gsmtaplog/lib/wireshark/plugins/4.0/epan/gsmtaplog.so" \

@@ -147,6 +147,15 @@ start_archiver() {
 	bail "archiver $name did not start: $(tail -5 "$T/$name.err")"
 }
 
+# edge_and_archiver: the usual cast, each start bailing out if it fails: a 3-node
+# cluster, edge1 listening on a free port (P1), the archiver arch.
+edge_and_archiver() {
+	nats_cluster 3
+	P1=$(free_udp_port)
+	start_edge edge1 "$P1"
+	start_archiver arch
+}
+
 # stop NAME: SIGTERM the collector NAME and wait for it; its exit status in $STATUS.
 stop() {
 	local pid

@@ -8,10 +8,7 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
 
-nats_cluster 3
-P1=$(free_udp_port)
-start_edge edge1 "$P1"
-start_archiver arch
+edge_and_archiver
 ok 0 "3 nodes, an edge and an archiver started"
 
 # 1,000 sent and archived; the archiver stops; the operator deletes its consumer and creates it anew.

@@ -7,10 +7,7 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
 
-nats_cluster 3
-P1=$(free_udp_port)
-start_edge edge1 "$P1"
-start_archiver arch
+edge_and_archiver
 ok 0 "3 nodes, an edge and an archiver started"
 
 blast_to edge1 "$P1" -H 4 -n 50 -r 5000 -s 0

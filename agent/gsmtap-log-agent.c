@@ -11,6 +11,12 @@
  * direct mode: the same prefix, timestamp, thread id and sequence number.
  * Lines are given back to their ring only once the kernel took them; a full
  * socket buffer leaves them in the ring.
+ *
+ * A ring offered from another network namespace (a container reaches the
+ * socket by its path) has its sockets made in that namespace (drain.h,
+ * netns.h): its lines leave from where its program could have sent them, to
+ * that namespace's 127.0.0.1, never the host's.  One the agent cannot enter
+ * (it is not root) is refused, unless --any-netns.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,6 +60,10 @@ static const char usage_text[] =
 "  -s, --socket PATH            offer point for the rings (default\n"
 "                               " SHMRING_SOCKET ")\n"
 "      --stats-interval S       print the summary every S seconds (also on SIGUSR1, at exit)\n"
+"      --any-netns              take rings from network namespaces the agent cannot\n"
+"                               enter, and send their lines from its own (by\n"
+"                               default they are refused: the lines of a ring\n"
+"                               leave from the namespace it was offered from)\n"
 "  -h, --help                   this text\n"
 "  -V, --version                print the version\n"
 "\n"
@@ -73,6 +83,7 @@ static struct {
 	const char *host, *port;
 	const char *socket_path;
 	unsigned int stats_interval;
+	bool any_netns;		/*!< --any-netns */
 	struct sockaddr_storage dst;
 	socklen_t dst_len;
 	struct drain *drain;
@@ -184,6 +195,20 @@ static socklen_t dest_of(const struct drain_ring *r, struct sockaddr_storage *ds
 	return len;
 }
 
+/* Where a ring's lines leave from, for the operator: "" for the agent's own
+ * network namespace, which the ring came from too. */
+static void netns_words(const struct drain_ring *r, char *buf, size_t room)
+{
+	if (!r->other_netns)
+		buf[0] = '\0';
+	else if (r->netns_ino)
+		snprintf(buf, room, " inside the ring's network namespace net:[%llu]",
+			 (unsigned long long)r->netns_ino);
+	else
+		snprintf(buf, room, " from the agent's network namespace, not the ring's, which it cannot enter "
+			 "(--any-netns)");
+}
+
 /* A new lane: its socket, from the port the drain gives it, connected to
  * where its ring's lines go.  A port another socket holds, or no descriptor
  * left, is said to the drain, which tries another number or asks again
@@ -192,7 +217,7 @@ static int attach_cb(void *ctx, struct drain_ring *r)
 {
 	struct sockaddr_storage dst;
 	socklen_t dst_len;
-	char who[160], host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?";
+	char who[160], host[NI_MAXHOST] = "?", port[NI_MAXSERV] = "?", where[96];
 	int size = SNDBUF, e;
 	struct out *o;
 	bool own;
@@ -208,9 +233,11 @@ static int attach_cb(void *ctx, struct drain_ring *r)
 	if (!o)
 		return -ENOMEM;
 	o->own_dest = own;
-	o->fd = socket(dst.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (o->fd < 0)
+	o->fd = drain_socket(agent.drain, r, dst.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (o->fd < 0) {
+		errno = -o->fd;
 		goto fail;
+	}
 	if (setsockopt(o->fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
 		setsockopt(o->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	if (bind_port(o->fd, dst.ss_family, r->port) || connect(o->fd, (struct sockaddr *)&dst, dst_len))
@@ -219,8 +246,9 @@ static int attach_cb(void *ctx, struct drain_ring *r)
 	drain_describe(r, who, sizeof(who));
 	getnameinfo((struct sockaddr *)&dst, dst_len, host, sizeof(host), port, sizeof(port),
 		    NI_NUMERICHOST | NI_NUMERICSERV);
-	say("ring of %s taken: its lines go out from port %u to %s port %s (%s)", who, r->port, host, port,
-	    o->own_dest ? "the ring's collector" : "-c");
+	netns_words(r, where, sizeof(where));
+	say("ring of %s taken: its lines go out from port %u to %s port %s (%s)%s", who, r->port, host, port,
+	    o->own_dest ? "the ring's collector" : "-c", where);
 	return 0;
 fail:
 	e = errno;
@@ -377,10 +405,10 @@ static void summary(void)
 
 	drain_counts(agent.drain, &c);
 	say("rings=%zu attached=%" PRIu64 " lanes=%" PRIu64 " ended=%" PRIu64 " refused=%" PRIu64
-	    " over_share=%" PRIu64 " no_fds=%" PRIu64 " broken=%" PRIu64
+	    " over_share=%" PRIu64 " no_fds=%" PRIu64 " other_netns=%" PRIu64 " broken=%" PRIu64
 	    " lines=%" PRIu64 " ring_drops=%" PRIu64 " abandoned=%" PRIu64 " corrupt=%" PRIu64
 	    " port_unreachable=%" PRIu64,
-	    c.rings, c.attached, c.lanes, c.ended, c.refused, c.over_share, c.no_fds, c.broken, c.lines,
+	    c.rings, c.attached, c.lanes, c.ended, c.refused, c.over_share, c.no_fds, c.other_netns, c.broken, c.lines,
 	    c.ring_drops, c.abandoned, c.corrupt, agent.refused);
 	drain_foreach(agent.drain, ring_line_cb, NULL);
 }
@@ -438,6 +466,7 @@ static void parse(int argc, char **argv)
 		{ "collector", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "stats-interval", required_argument, NULL, 'S' },
+		{ "any-netns", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -454,6 +483,7 @@ static void parse(int argc, char **argv)
 			if (!*optarg || *end || !agent.stats_interval || agent.stats_interval > 86400 * 365)
 				fatal(EXIT_USAGE, "--stats-interval %s: expected 1 to 31536000 seconds", optarg);
 			break;
+		case 'N': agent.any_netns = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': printf("gsmtap-log-agent %s\n", GSMTAPLOG_VERSION); exit(0);
 		default: fatal(EXIT_USAGE, "unknown option or missing argument; see --help");
@@ -482,6 +512,7 @@ int main(int argc, char **argv)
 	if (agent.host && resolve())
 		exit(EXIT_FATAL);
 	dc.path = agent.socket_path;
+	dc.netns = agent.any_netns ? DRAIN_NETNS_ENTER_OR_OWN : DRAIN_NETNS_ENTER;
 	ephemeral_range(&dc.first_port, &dc.last_port);
 	agent.drain = drain_open(&dc, err);
 	if (!agent.drain)

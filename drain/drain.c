@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "drain.h"
+#include "netns.h"
 #include "numbers.h"
 #include "rendezvous.h"
 #include "shares.h"
@@ -73,6 +74,9 @@ struct ring {
 	bool by_holders;		/*!< follow_fd is the holders pipe */
 	uid_t uid;			/*!< the peer, from SO_PEERCRED at accept */
 	pid_t pid;
+	int netns;			/*!< the network namespace it came from, if another that the drainer can enter, or -1 */
+	bool other_netns;		/*!< it came from another network namespace */
+	ino_t netns_ino;
 	unsigned int fds;		/*!< descriptors it costs, taken from its uid's share */
 	void *mem;
 	size_t len;
@@ -117,6 +121,9 @@ struct drain {
 	uint64_t tick_ns;
 	bool found;			/*!< lines were read since the last tick */
 	struct tscclock clock;		/*!< for lanes stamped with the TSC */
+	enum drain_netns netns;		/*!< rings from other network namespaces */
+	uint64_t netns_cookie;		/*!< the drainer's own namespace ... */
+	int home_ns;			/*!< ... to come back to after making a socket in another, or -1 */
 	struct tag listen_tag, timer_tag;
 };
 
@@ -176,6 +183,25 @@ static int listen_on(struct drain *d, const char *path, char *err)
 	return 0;
 }
 
+/* The namespace rings from others are told apart from, and the way back to
+ * it (without one, no other namespace can be entered). */
+static int own_netns(struct drain *d, char *err)
+{
+	int rc;
+
+	if (d->netns == DRAIN_NETNS_ANY)
+		return 0;
+	rc = netns_cookie(d->listen_fd, &d->netns_cookie);
+	if (rc) {
+		snprintf(err, DRAIN_ERR_MAX, "cannot tell network namespaces apart (SO_NETNS_COOKIE): %s",
+			 strerror(-rc));
+		errno = -rc;
+		return -1;
+	}
+	d->home_ns = netns_home();
+	return 0;
+}
+
 /* The descriptors rings may cost: the soft limit less the drainer's own,
  * raised first towards what max_rings rings of the most lanes could cost,
  * as far as the hard limit allows. */
@@ -206,6 +232,7 @@ struct drain *drain_open(const struct drain_config *cfg, char *err)
 		return NULL;
 	}
 	*d = (struct drain){ .ep = -1, .listen_fd = -1, .timer_fd = -1, .spare_fd = -1, .hooks = cfg->hooks,
+			     .netns = cfg->netns, .home_ns = -1,
 			     .rv = { .fd = -1, .dir_fd = -1 }, .lane_fds = cfg->lane_fds,
 			     .max_rings = cfg->max_rings ? cfg->max_rings : DRAIN_RINGS_MAX,
 			     .abandon_ns = cfg->abandon_ns ? cfg->abandon_ns : DRAIN_ABANDON_NS,
@@ -219,7 +246,7 @@ struct drain *drain_open(const struct drain_config *cfg, char *err)
 		errno = ENOMEM;
 		goto fail;
 	}
-	if (listen_on(d, cfg->path ? cfg->path : "", err))
+	if (listen_on(d, cfg->path ? cfg->path : "", err) || own_netns(d, err))
 		goto fail;
 	d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	d->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -300,6 +327,8 @@ static void free_ring(struct ring *r)
 		munmap(r->mem, r->len);
 	if (r->follow_fd >= 0)
 		close(r->follow_fd);
+	if (r->netns >= 0)
+		close(r->netns);
 	if (r->conn >= 0)
 		close(r->conn);
 	free(r);
@@ -371,8 +400,44 @@ static void fds_back(struct drain *d)
 	d->no_fds_refused = 0;
 }
 
-/* A connection, its peer known (SO_PEERCRED) and its place taken from its
- * uid's share.  \returns 0 or the errno to answer */
+/* The network namespace a connection comes from (netns.h), into \a r: under
+ * DRAIN_NETNS_ENTER a ring from another is taken only if the drainer can
+ * enter it (kept in r->netns for drain_socket()); under ..._OR_OWN it is
+ * taken anyway.  \returns 0 or the errno to answer */
+static int place(struct drain *d, struct ring *r, const struct ucred *cred)
+{
+	uint64_t cookie;
+	struct stat st;
+	char why[160];
+	int ns, rc;
+
+	if (d->netns == DRAIN_NETNS_ANY)
+		return 0;
+	rc = netns_cookie(r->conn, &cookie);
+	if (rc == 0 && cookie == d->netns_cookie)
+		return 0;
+	r->other_netns = true;
+	ns = rc ? rc : netns_of(r->conn);
+	rc = ns < 0 ? ns : netns_can_enter(ns, d->home_ns);
+	if (rc == 0 && fstat(ns, &st) == 0) {
+		r->netns = ns;
+		r->netns_ino = st.st_ino;
+		return 0;
+	}
+	if (ns >= 0)
+		close(ns);
+	if (d->netns == DRAIN_NETNS_ENTER_OR_OWN)
+		return 0;
+	d->done.other_netns++;
+	snprintf(why, sizeof(why), "it comes from another network namespace, which the drainer cannot enter (%s), "
+		 "and its lines may not leave from the drainer's", strerror(rc ? -rc : errno));
+	note_refusal(d, ENETUNREACH, cred->uid, cred->pid, why);
+	return ENETUNREACH;
+}
+
+/* A connection, its peer known (SO_PEERCRED), its network namespace placed,
+ * and its place taken from its uid's share.  \returns 0 or the errno to
+ * answer; the caller closes \a conn on an error */
 static int admit(struct drain *d, int conn, struct ring **out)
 {
 	struct ucred cred;
@@ -380,26 +445,36 @@ static int admit(struct drain *d, int conn, struct ring **out)
 	enum shares_verdict v;
 	char why[160];
 	struct ring *r;
+	int err;
 
 	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0) {
 		note_refusal(d, EPROTO, (uid_t)-1, 0, "its credentials cannot be read");
 		return EPROTO;
 	}
-	v = d->n < d->max_rings ? shares_take(d->shares, cred.uid, 1, 1) : SHARES_FULL;
-	if (v != SHARES_OK) {
-		shares_why(d->shares, v, cred.uid, why, sizeof(why));
-		note_refusal(d, v == SHARES_FULL ? EBUSY : EDQUOT, cred.uid, cred.pid, why);
-		return v == SHARES_FULL ? EBUSY : EDQUOT;
-	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		shares_give(d->shares, cred.uid, 1, 1);
 		note_refusal(d, ENOMEM, cred.uid, cred.pid, "out of memory");
 		return ENOMEM;
 	}
-	*r = (struct ring){ .d = d, .conn = conn, .follow_fd = -1, .uid = cred.uid, .pid = cred.pid, .fds = 1,
+	*r = (struct ring){ .d = d, .conn = conn, .follow_fd = -1, .netns = -1, .uid = cred.uid, .pid = cred.pid,
 			    .hello_deadline = now_ns() + HELLO_NS,
 			    .conn_tag = { TAG_CONN, r }, .follow_tag = { TAG_FOLLOW, r } };
+	err = place(d, r, &cred);
+	if (!err) {
+		r->fds = 1 + (r->netns >= 0);
+		v = d->n < d->max_rings ? shares_take(d->shares, cred.uid, 1, r->fds) : SHARES_FULL;
+		if (v != SHARES_OK) {
+			shares_why(d->shares, v, cred.uid, why, sizeof(why));
+			err = v == SHARES_FULL ? EBUSY : EDQUOT;
+			note_refusal(d, err, cred.uid, cred.pid, why);
+		}
+	}
+	if (err) {
+		if (r->netns >= 0)
+			close(r->netns);
+		free(r);
+		return err;
+	}
 	*out = r;
 	return 0;
 }
@@ -479,6 +554,8 @@ static int map_ring(struct ring *r, int fd, const struct shmring_hello *hello)
 		r->lanes[k].ring = r;
 		r->lanes[k].pub.pid = r->pid;
 		r->lanes[k].pub.uid = r->uid;
+		r->lanes[k].pub.other_netns = r->other_netns;
+		r->lanes[k].pub.netns_ino = r->netns_ino;
 		if (shmring_attach(&r->lanes[k].pub.rd, (uint8_t *)r->mem + k * each, each) != SHMRING_OK)
 			return EINVAL;
 		r->lanes[k].pub.made_by = (pid_t)r->lanes[0].pub.rd.hdr->pid;
@@ -953,6 +1030,17 @@ void drain_counts(const struct drain *d, struct drain_counts *out)
 	}
 }
 
+int drain_socket(const struct drain *d, const struct drain_ring *r, int family, int type)
+{
+	const struct ring *ring = ((const struct lane *)r)->ring;
+	int fd;
+
+	if (ring->netns >= 0)
+		return netns_socket(ring->netns, d->home_ns, family, type);
+	fd = socket(family, type, 0);
+	return fd < 0 ? -errno : fd;
+}
+
 void drain_foreach(const struct drain *d, void (*cb)(const struct drain_ring *r, void *arg), void *arg)
 {
 	for (size_t i = 0; i < d->n; i++)
@@ -975,6 +1063,8 @@ void drain_close(struct drain *d)
 		close(d->timer_fd);
 	if (d->ep >= 0)
 		close(d->ep);
+	if (d->home_ns >= 0)
+		close(d->home_ns);
 	free(d->rings);
 	shares_free(d->shares);
 	numbers_free(d->numbers);

@@ -32,6 +32,11 @@
  * offered a ring is what SO_PEERCRED says, the ring's own word is shown
  * beside it (drain_describe()).  Refusals are counted, and said.
  *
+ * A ring may come from another network namespace (a container reaches the
+ * socket by its path): the drainer that sends its lines on asks for
+ * DRAIN_NETNS_ENTER and makes their sockets with drain_socket(), so that they
+ * leave from the namespace the ring came from (netns.h).
+ *
  * Everything is driven from one descriptor, drain_fd(), an epoll set the
  * caller waits on with its own; nothing here blocks.
  */
@@ -52,6 +57,8 @@ struct drain_ring {
 	pid_t pid;			/*!< the process that offered the ring, from SO_PEERCRED */
 	uid_t uid;			/*!< its user, from SO_PEERCRED */
 	pid_t made_by;			/*!< the ring's own word of the process that made it */
+	bool other_netns;		/*!< offered from another network namespace than the drainer's ... */
+	ino_t netns_ino;		/*!< ... this one (as /proc/PID/ns/net names it), 0 if it cannot be entered */
 	uint64_t lines;			/*!< lines read from it */
 	uint64_t ring_drops;		/*!< lines its producer dropped (ring full), since some drainer last counted */
 	struct shmring_cursor line_start;	/*!< during drain_line_cb: the cursor before the line */
@@ -64,6 +71,7 @@ struct drain_counts {
 	uint64_t refused;	/*!< offers and lanes refused: bad ring, too many, not allowed */
 	uint64_t over_share;	/*!< of these: a uid's share, or the other users' part, was used up */
 	uint64_t no_fds;	/*!< of these: the drainer was out of descriptors */
+	uint64_t other_netns;	/*!< of these: from a network namespace the drainer cannot enter (DRAIN_NETNS_ENTER) */
 	uint64_t ended;		/*!< rings read to their end after their producer went */
 	uint64_t broken;	/*!< lanes given up because they broke the layout */
 	uint64_t lines;		/*!< lines read */
@@ -88,12 +96,21 @@ struct drain_hooks {
 	void *ctx;
 };
 
+/*! Rings offered from another network namespace than the drainer's. */
+enum drain_netns {
+	DRAIN_NETNS_ANY = 0,		/*!< taken alike: their lines stay with the drainer (gsmtap-logd) */
+	DRAIN_NETNS_ENTER,		/*!< taken only if the drainer can enter that namespace, for drain_socket() */
+	DRAIN_NETNS_ENTER_OR_OWN,	/*!< entered if it can be, else taken anyway: drain_socket() makes
+					 *   the socket in the drainer's own (the operator's choice) */
+};
+
 struct drain_config {
 	const char *path;		/*!< the socket to listen on */
 	unsigned int max_rings;		/*!< 0: DRAIN_RINGS_MAX */
 	uint64_t abandon_ns;		/*!< 0: DRAIN_ABANDON_NS */
 	unsigned int lane_fds;		/*!< descriptors the user spends on a lane (the agent: its socket) */
 	uint16_t first_port, last_port;	/*!< the lane numbers to give; 0: 1 to 65535 */
+	enum drain_netns netns;		/*!< rings from another network namespace */
 	struct drain_hooks hooks;
 };
 
@@ -135,6 +152,12 @@ void drain_counts(const struct drain *d, struct drain_counts *out);
  *  "; the ring says pid Q made it" when its own word is another pid (a forked
  *  child offering its parent's ring, or a lie).  \returns what snprintf() does */
 int drain_describe(const struct drain_ring *r, char *buf, size_t room);
+
+/*! socket(family, type, 0) for a lane's lines, made in the network namespace
+ *  its ring was offered from (the drainer's own for a ring from there, and
+ *  for one it could not enter under DRAIN_NETNS_ENTER_OR_OWN).
+ *  \returns the socket, or -errno */
+int drain_socket(const struct drain *d, const struct drain_ring *r, int family, int type);
 
 /*! Call \a cb with each ring held. */
 void drain_foreach(const struct drain *d, void (*cb)(const struct drain_ring *r, void *arg), void *arg);

@@ -426,6 +426,10 @@ static int place(struct drain *d, struct ring *r, const struct ucred *cred)
 	}
 	if (ns >= 0)
 		close(ns);
+	if (rc == -EMFILE || rc == -ENFILE) {	/* not the namespace's fault: asked again later */
+		note_refusal(d, -rc, cred->uid, cred->pid, strerror(-rc));
+		return -rc;
+	}
 	if (d->netns == DRAIN_NETNS_ENTER_OR_OWN)
 		return 0;
 	d->done.other_netns++;

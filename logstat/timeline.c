@@ -15,6 +15,7 @@
 #include "capstream.h"
 #include "decode.h"
 #include "pcapread.h"
+#include "rotation.h"
 #include "timeline.h"
 
 /* Pages behind the reader are given back in steps of this many bytes, so that a
@@ -33,10 +34,13 @@ struct tfile {
 	struct decode *decode;
 	struct pcapread_packet pkt;	/*!< the next packet, when pending */
 	bool pending, done;
+	struct rotation place;		/*!< its place among rotated files, by its name */
+	uint64_t family_first;		/*!< the first capture time in its family's files */
 };
 
 struct timeline {
 	struct tfile *f;
+	struct tfile **rank;		/*!< the files, the one whose packets go first at equal times first */
 	size_t n;
 	uint64_t total;			/*!< bytes in all files */
 	uint64_t datagrams;
@@ -187,8 +191,10 @@ struct timeline *timeline_open(char *const *paths, size_t n, const char *filter,
 {
 	struct timeline *t = calloc(1, sizeof(*t));
 
-	if (!t || !(t->f = calloc(n, sizeof(*t->f)))) {
+	if (!t || !(t->f = calloc(n, sizeof(*t->f))) || !(t->rank = calloc(n, sizeof(*t->rank)))) {
 		snprintf(err, errlen, "out of memory");
+		if (t)
+			free(t->f);
 		free(t);
 		return NULL;
 	}
@@ -198,6 +204,11 @@ struct timeline *timeline_open(char *const *paths, size_t n, const char *filter,
 		enum unzip_format zf;
 
 		f->path = paths[i];
+		t->rank[i] = f;
+		if (rotation_of(f->path, &f->place)) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
 		if (map_file(f, err, errlen))
 			goto fail;
 		zf = unzip_format_of(f->map, f->size);
@@ -220,13 +231,47 @@ fail:
 	return NULL;
 }
 
-/* The file whose pending packet was captured first; ties go to the earlier file. */
+/* Which of two files goes first at equal capture times: of one rotation, the
+ * older by its name; of two, the one whose files begin first; else by name,
+ * so that the order on the command line never matters. */
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct tfile *f = *(struct tfile *const *)a, *g = *(struct tfile *const *)b;
+	int c = strcmp(f->place.family, g->place.family);
+
+	if (c && f->family_first != g->family_first)
+		return f->family_first < g->family_first ? -1 : 1;
+	if (c)
+		return c;
+	c = rotation_age_cmp(&f->place, &g->place);
+	return c ? c : strcmp(f->path, g->path);
+}
+
+/* Rank the files once each has its first packet pending (or none). */
+static void rank_files(struct timeline *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		struct tfile *f = &t->f[i];
+
+		f->family_first = UINT64_MAX;
+		for (size_t j = 0; j < t->n; j++) {
+			const struct tfile *g = &t->f[j];
+
+			if (g->pending && g->pkt.ts_ns < f->family_first && !strcmp(f->place.family, g->place.family))
+				f->family_first = g->pkt.ts_ns;
+		}
+	}
+	qsort(t->rank, t->n, sizeof(*t->rank), rank_cmp);
+}
+
+/* The file whose pending packet was captured first; at equal times, the
+ * file ranked first: each file's packets stay in its own order. */
 static struct tfile *oldest(struct timeline *t)
 {
 	struct tfile *best = NULL;
 
 	for (size_t i = 0; i < t->n; i++) {
-		struct tfile *f = &t->f[i];
+		struct tfile *f = t->rank[i];
 
 		if (f->pending && (!best || f->pkt.ts_ns < best->pkt.ts_ns))
 			best = f;
@@ -252,6 +297,7 @@ int timeline_run(struct timeline *t, rx_deliver_cb cb, void *ctx, timeline_progr
 
 	for (size_t i = 0; i < t->n; i++)
 		advance(t, &t->f[i]);
+	rank_files(t);
 	while ((f = oldest(t))) {
 		int rc = decode_frame(f->decode, pcapread_dlt(f->pkt.linktype), f->pkt.ts_ns,
 				      f->pkt.data, f->pkt.caplen, false, cb, ctx);
@@ -308,7 +354,9 @@ void timeline_free(struct timeline *t)
 		capstream_free(t->f[i].unzip);
 		pcapread_free(&t->f[i].rd);
 		decode_free(t->f[i].decode);
+		rotation_free(&t->f[i].place);
 	}
 	free(t->f);
+	free(t->rank);
 	free(t);
 }

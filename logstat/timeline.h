@@ -15,7 +15,10 @@
  * decoded by receiver/in/decode.c (link layers, fragment reassembly, the BPF
  * filter through libpcap's pcap_offline_filter()), exactly as gsmtap-logd -r
  * does.  The files' packets are merged by capture time, so rotated files
- * given in any order, or captures of two collectors, make one timeline.  A
+ * given in any order, or captures of two collectors, make one timeline.  At
+ * equal times each file's packets keep their order, and the files go in the
+ * order of their rotation (rotation.h: the older first), whatever the order
+ * of the names given.  A
  * file compressed by logrotate (gzip or zstd) is decompressed as it is read
  * (pcap/capstream.c), in a window of about one record: a plain file is still
  * parsed in its mapping, without a copy.

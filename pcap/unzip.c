@@ -21,13 +21,16 @@ struct unzip {
 
 enum unzip_format unzip_format_of(const uint8_t *head, size_t n)
 {
-	static const uint8_t gzip[] = { 0x1f, 0x8b }, zstd[] = { 0x28, 0xb5, 0x2f, 0xfd };
+	uint32_t le;
 
 	if (n < UNZIP_MAGIC_LEN)
 		return UNZIP_PLAIN;
-	if (!memcmp(head, gzip, sizeof(gzip)))
+	if (head[0] == 0x1f && head[1] == 0x8b)
 		return UNZIP_GZIP;
-	if (!memcmp(head, zstd, sizeof(zstd)))
+	le = (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 | (uint32_t)head[3] << 24;
+	/* A zstd stream may start with a skippable frame: pzstd puts one before
+	 * each frame to say its size, and libzstd's decoder steps over it. */
+	if (le == ZSTD_MAGICNUMBER || (le & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START)
 		return UNZIP_ZSTD;
 	return UNZIP_PLAIN;
 }

@@ -10,7 +10,7 @@
 enum unzip_format {
 	UNZIP_PLAIN,	/*!< not compressed (or not in a format known here) */
 	UNZIP_GZIP,	/*!< gzip, as logrotate's default compresscmd writes it */
-	UNZIP_ZSTD,	/*!< zstd (compresscmd /usr/bin/zstd) */
+	UNZIP_ZSTD,	/*!< zstd (compresscmd /usr/bin/zstd), or pzstd's frames, each led by a skippable one */
 };
 
 /* Bytes unzip_format_of() looks at. */

@@ -22,7 +22,10 @@
  * ring keeps across restarts of the collector.  The stream table thus keeps
  * one stream per ring, and the pcapng shows loopback traffic to port 4729,
  * which is what the lines would have been without the ring.  The receive
- * time is when the collector took the line from the ring.  Who offered the
+ * time is the line's own stamp in the ring (when it was logged), so that the
+ * lines of one read, up to SHM_BATCH of them, do not all share the time of
+ * the read: ties that a reader merging rotated files could only break by
+ * guessing (gsmtap-logstat).  Who offered the
  * ring (SO_PEERCRED) is said when its lane is taken, and goes with its first
  * datagram as a comment, which Wireshark shows with the packet.
  */
@@ -42,7 +45,8 @@ struct in_shm {
 	/* The batch being delivered: */
 	rx_deliver_cb cb;
 	void *cb_ctx;
-	struct timespec now;
+	struct timespec now;			/*!< when the batch was read */
+	uint64_t last_ns;			/*!< the last line's receive time */
 	uint8_t datagram[WIRE_DATAGRAM_MAX];	/*!< one at a time: a record lives only during cb */
 };
 
@@ -56,12 +60,29 @@ static void loopback(struct sockaddr_storage *ss, uint16_t port)
 	sin->sin_port = htons(port);
 }
 
+/* A line's receive time: its stamp, made later than the line before (lanes
+ * and rings are read one after the other, and lines share a microsecond),
+ * so that times are distinct and increase, and never later than the read
+ * (a stamp is the producer's word). */
+static struct timespec line_time(struct in_shm *s, const struct shmring_rec *rec)
+{
+	uint64_t now = (uint64_t)s->now.tv_sec * 1000000000u + (uint64_t)s->now.tv_nsec;
+	uint64_t t = (uint64_t)rec->sec * 1000000000u + (uint64_t)rec->usec * 1000u;
+
+	if (t > now)
+		t = now;
+	if (t <= s->last_ns)
+		t = s->last_ns + 1;
+	s->last_ns = t;
+	return (struct timespec){ (time_t)(t / 1000000000u), (long)(t % 1000000000u) };
+}
+
 /* The text is copied once out of the ring, so that what the outputs see
  * cannot change under them. */
 static bool line_cb(void *ctx, struct drain_ring *ring, const struct shmring_line *line)
 {
 	struct in_shm *s = ctx;
-	struct rx_record r = { .rx_time = s->now, .data = s->datagram };
+	struct rx_record r = { .rx_time = line_time(s, &line->rec), .data = s->datagram };
 	struct lane_note *note = ring->user;
 	struct wire_log log;
 

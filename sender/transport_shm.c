@@ -45,6 +45,7 @@ struct shm {
 	int holders[2];			/*!< the holders pipe (shmring.h): [1] held by every process
 					     that holds the ring, [0] sent to each drainer */
 	int conn;			/*!< connection to the drainer holding the ring, or -1; the thread's */
+	bool offer_first;		/*!< the thread makes the first offer, at once (open did not) */
 	int stop;			/*!< eventfd: close() tells the thread to end */
 	pthread_t thread;
 	bool thread_started;
@@ -67,8 +68,8 @@ static struct shm *shm_of(const struct transport *t)
  * per sender (a compare-and-swap of the lane's owner word) and gives it back
  * when it ends (a thread-specific data destructor).  A call that interrupts
  * another call on the same thread (a signal handler) takes the shared lane,
- * as do threads that find no lane free and a forked child (whose parent
- * shares the ring but not the owner words).
+ * as do a thread's lines after its end, threads that find no lane free and
+ * a forked child (whose parent shares the ring but not the owner words).
  *
  * The owner words are the library's static memory, in slots that senders
  * take at open and leave at close: a thread's end never touches a sender's
@@ -93,15 +94,22 @@ struct lease {
 	unsigned int lane;		/*!< 0: none of its own */
 };
 static __thread struct lease leases[LEASES] __attribute__((tls_model("initial-exec")));
+/* A call is in progress on this thread, or the thread has ended: either way a call sees itself nested. */
 static __thread bool in_call __attribute__((tls_model("initial-exec")));
 static __thread bool end_heard __attribute__((tls_model("initial-exec")));
 
-/* A thread ends: every lane it owns is free again. */
+/* A thread ends: every lane it owns is free again.  A line it logs after
+ * this (an application's key destructor that runs later, a signal handler)
+ * must not claim a lane that nothing would give back, nor write one that
+ * another thread may have claimed: in_call, set for good before any lane is
+ * let go, sends every later call of this thread to the shared lane. */
 static void thread_end_cb(void *arg)
 {
 	uint32_t tid = thread_id();
 
 	(void)arg;
+	in_call = true;
+	atomic_signal_fence(memory_order_seq_cst);
 	for (int i = 0; i < SENDERS_MAX; i++) {
 		for (unsigned int k = 1; k < SHMRING_LANES; k++) {
 			uint32_t mine = tid;
@@ -425,11 +433,14 @@ static bool wait_or_stop(struct shm *m, int fd, int ms)
 }
 
 /* While a drainer holds the ring, wait for its end of the connection to
- * close (it stopped, or died); then offer the ring again every RETRY_MS. */
+ * close (it stopped, or died); then offer the ring again every RETRY_MS.
+ * First, the offer that open left to this thread, if it did. */
 static void *keeper_cb(void *arg)
 {
 	struct shm *m = arg;
 
+	if (m->offer_first)
+		m->conn = offer(m, ANSWER_MS);
 	for (;;) {
 		if (m->conn >= 0) {
 			char byte;
@@ -602,7 +613,7 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 }
 
 struct transport *transport_shm_open(const char *drainer, size_t ring_size, const char *ident,
-				     size_t ident_len, const struct shmring_dest *dest, bool *attached)
+				     size_t ident_len, const struct shmring_dest *dest, bool offer_now, bool *attached)
 {
 	struct shm *m = calloc(1, sizeof(*m));
 	int rc;
@@ -630,7 +641,9 @@ struct transport *transport_shm_open(const char *drainer, size_t ring_size, cons
 	if (rc)
 		goto fail;
 	take_slot(m);
-	m->conn = offer(m, ANSWER_MS);
+	if (offer_now)
+		m->conn = offer(m, ANSWER_MS);
+	m->offer_first = !offer_now;
 	*attached = m->conn >= 0;
 	rc = start_keeper(m);
 	if (rc)

@@ -67,9 +67,10 @@ extern "C" {
 /* gsmtaplog_opts.flags */
 #define GSMTAPLOG_FALLBACK_DIRECT	1u	/*!< deferred, but no drainer answers at open: send directly to
 						     host:port until a drainer takes the ring (offered every 100 ms) */
-#define GSMTAPLOG_OFFER_LATER		2u	/*!< deferred: do not wait for a drainer at open: the background
-						     thread makes the first offer at once, and lines wait in the
-						     ring meanwhile (with GSMTAPLOG_FALLBACK_DIRECT: go directly) */
+#define GSMTAPLOG_OFFER_LATER		2u	/*!< deferred: do not wait for a drainer at open: the offer is
+						     sent, the background thread awaits the answer (and makes the
+						     ring's pages present), and lines wait in the ring meanwhile
+						     (with GSMTAPLOG_FALLBACK_DIRECT: go directly) */
 
 /* Where a drainer listens unless gsmtaplog_opts.drainer or the environment
  * variable GSMTAPLOG_DRAINER names another socket. */

@@ -115,11 +115,11 @@ static void output_cb(struct log_target *target, int subsys, unsigned int level,
 		      const char *file, int line, int cont, const char *format, va_list ap)
 {
 	struct osmo_sink *sk = (struct osmo_sink *)target->tgt_gsmtap.gsmtap_inst;
+	struct gsmtaplog *sender = atomic_load_explicit(&sk->sender, memory_order_acquire);
 	const char *name = log_category_name(subsys);
 
 	(void)cont;
-	gsmtaplog_vprintf(atomic_load_explicit(&sk->sender, memory_order_acquire), (int)level, name && name[0] ? name + 1 : NULL, file, (unsigned int)line,
-			  format, ap);
+	gsmtaplog_vprintf(sender, (int)level, name && name[0] ? name + 1 : NULL, file, (unsigned int)line, format, ap);
 }
 
 static int sink_free_cb(struct osmo_sink *sk)

@@ -588,8 +588,8 @@ static const struct transport_ops shm_ops = {
 };
 
 /* The lanes: a memfd sealed against shrinking (a drainer that maps it must
- * never find its pages gone), mapped with every page present, so that no
- * line ever waits for a page fault.  Their times are the TSC where the
+ * never find its pages gone), mapped with every page present (populate()),
+ * so that no line waits for a page fault.  Their times are the TSC where the
  * kernel keeps time with it (tscclock.h). */
 static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t ident_len,
 		     const struct shmring_dest *dest)

@@ -34,58 +34,76 @@
 struct osmo_sink {
 	union compat_inst inst;			/*!< must stay first: see above */
 	_Atomic(struct gsmtaplog *) sender;	/*!< the socket or ring of this process */
-	struct gsmtaplog *inherited;		/*!< the parent's, after fork(); closed with this */
-	atomic_uint generation;			/*!< fork_generation that sender was opened in */
+	struct osmo_sink *next;			/*!< in `sinks` */
 	struct gsmtaplog_opts opts;		/*!< what it was opened with, the host and port
 						     numeric: a reopen never waits for DNS */
 	const char *hostname;			/*!< what tgt_gsmtap shows, and its ident */
 	char strings[];				/*!< the strings the above point to */
 };
 
-/* Bumped in each forked child, so that a target sees its first line there. */
-static atomic_uint fork_generation;
+/* Every sink of the process, for a forked child to give each a sender of its own. */
+static struct osmo_sink *sinks;
+static pthread_mutex_t sinks_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-
-static void forked_cb(void)
-{
-	atomic_fetch_add_explicit(&fork_generation, 1, memory_order_relaxed);
-}
-
-static void register_atfork_cb(void)
-{
-	pthread_atfork(NULL, NULL, forked_cb);
-}
 
 /*
  * A child shares its parent's socket and has a copy of its sequence counter:
  * two processes would send the same numbers from one source port (or, in
- * deferred mode, share a ring whose offers only the parent renews).  So the
- * first line in a child opens a sender of its own, and the child becomes a
- * new stream.  One thread claims the reopen; another logging at that moment
- * uses the inherited sender once more.  The sender this replaces is kept
- * until the target is destroyed, since such a thread may still hold it; the
- * one it replaced before (a grandparent's) can no longer be in use here.
+ * deferred mode, share a ring whose offers only the parent renews).  So each
+ * sink gets a sender of its own in the child as fork() returns there, before
+ * any line: the child is a new stream from its first line, and no line pays
+ * for the socket or the ring.  In deferred mode the ring is offered by its
+ * own background thread (GSMTAPLOG_OFFER_LATER), never by a line: the lines
+ * wait in it for a drainer, as the parent's do once a drainer has taken its
+ * ring; a parent still sending directly (the fallback) has its child do the
+ * same until a drainer takes the child's ring.
  */
-static void reopen(struct osmo_sink *sk)
+static struct gsmtaplog *open_in_child(const struct osmo_sink *sk, struct gsmtaplog *parent)
 {
-	struct gsmtaplog *fresh = GSMTAPLOG_OPEN_OPTS(&sk->opts);
+	struct gsmtaplog_opts o = sk->opts;
+	struct gsmtaplog_stats st;
 
-	if (!fresh)
-		return;	/* no socket left: the inherited one still sends */
-	gsmtaplog_close(sk->inherited);
-	sk->inherited = atomic_exchange_explicit(&sk->sender, fresh, memory_order_acq_rel);
+	if (o.mode == GSMTAPLOG_DEFERRED) {
+		gsmtaplog_stats(parent, &st);
+		o.flags |= GSMTAPLOG_OFFER_LATER;
+		if (st.mode == GSMTAPLOG_DEFERRED)
+			o.flags &= ~GSMTAPLOG_FALLBACK_DIRECT;
+	}
+	return GSMTAPLOG_OPEN_OPTS(&o);
 }
 
-static struct gsmtaplog *sender_of(struct osmo_sink *sk)
+/* The list stays whole across fork(): no other thread holds its lock then. */
+static void forking_cb(void)
 {
-	unsigned int now = atomic_load_explicit(&fork_generation, memory_order_relaxed);
-	unsigned int mine = atomic_load_explicit(&sk->generation, memory_order_relaxed);
+	pthread_mutex_lock(&sinks_lock);
+}
 
-	if (__builtin_expect(mine != now, 0) &&
-	    atomic_compare_exchange_strong_explicit(&sk->generation, &mine, now,
-						    memory_order_acq_rel, memory_order_relaxed))
-		reopen(sk);
-	return atomic_load_explicit(&sk->sender, memory_order_acquire);
+static void forked_parent_cb(void)
+{
+	pthread_mutex_unlock(&sinks_lock);
+}
+
+/* Only the forking thread lives in the child, so the copy of the parent's
+ * sender goes at once (the parent's socket, ring and thread stay its own).
+ * A child that cannot open one (no descriptor or memory left) logs on
+ * through the parent's: its lines then share the ring's first lane. */
+static void forked_child_cb(void)
+{
+	for (struct osmo_sink *sk = sinks; sk; sk = sk->next) {
+		struct gsmtaplog *parent = atomic_load_explicit(&sk->sender, memory_order_relaxed);
+		struct gsmtaplog *own = open_in_child(sk, parent);
+
+		if (!own)
+			continue;
+		atomic_store_explicit(&sk->sender, own, memory_order_release);
+		gsmtaplog_close(parent);
+	}
+	pthread_mutex_unlock(&sinks_lock);
+}
+
+static void register_atfork_cb(void)
+{
+	pthread_atfork(forking_cb, forked_parent_cb, forked_child_cb);
 }
 
 /* libosmocore calls this for each line that passed the target's filters.  As
@@ -97,17 +115,23 @@ static void output_cb(struct log_target *target, int subsys, unsigned int level,
 		      const char *file, int line, int cont, const char *format, va_list ap)
 {
 	struct osmo_sink *sk = (struct osmo_sink *)target->tgt_gsmtap.gsmtap_inst;
+	struct gsmtaplog *sender = atomic_load_explicit(&sk->sender, memory_order_acquire);
 	const char *name = log_category_name(subsys);
 
 	(void)cont;
-	gsmtaplog_vprintf(sender_of(sk), (int)level, name && name[0] ? name + 1 : NULL, file, (unsigned int)line,
-			  format, ap);
+	gsmtaplog_vprintf(sender, (int)level, name && name[0] ? name + 1 : NULL, file, (unsigned int)line, format, ap);
 }
 
 static int sink_free_cb(struct osmo_sink *sk)
 {
+	struct osmo_sink **at;
+
+	pthread_mutex_lock(&sinks_lock);
+	for (at = &sinks; *at != sk; at = &(*at)->next)
+		;
+	*at = sk->next;
+	pthread_mutex_unlock(&sinks_lock);
 	gsmtaplog_close(atomic_load_explicit(&sk->sender, memory_order_relaxed));
-	gsmtaplog_close(sk->inherited);
 	return 0;
 }
 
@@ -170,7 +194,6 @@ static struct osmo_sink *sink_create(struct log_target *target, struct gsmtaplog
 	memset(sk, 0, size);
 	compat_inst_init(&sk->inst);
 	atomic_init(&sk->sender, sender);
-	atomic_init(&sk->generation, atomic_load(&fork_generation));
 	at = sk->strings;
 	sk->opts = *opts;
 	sk->opts.host = keep_opt(&at, opts->host);
@@ -178,6 +201,11 @@ static struct osmo_sink *sink_create(struct log_target *target, struct gsmtaplog
 	sk->opts.ident = keep_opt(&at, opts->ident);
 	sk->opts.drainer = keep_opt(&at, opts->drainer);
 	sk->hostname = keep_opt(&at, hostname);
+	pthread_once(&atfork_once, register_atfork_cb);
+	pthread_mutex_lock(&sinks_lock);
+	sk->next = sinks;
+	sinks = sk;
+	pthread_mutex_unlock(&sinks_lock);
 	talloc_set_destructor(sk, sink_free_cb);
 	return sk;
 }
@@ -220,7 +248,6 @@ struct log_target *gsmtaplog_osmo_target_create_opts(const struct gsmtaplog_opts
 		errno = err;
 		return NULL;
 	}
-	pthread_once(&atfork_once, register_atfork_cb);
 	target->type = LOG_TGT_TYPE_GSMTAP;
 	target->tgt_gsmtap.gsmtap_inst = (struct gsmtap_inst *)&sk->inst;
 	target->tgt_gsmtap.hostname = sk->hostname;

@@ -305,7 +305,7 @@ static struct transport *open_deferred(const struct gsmtaplog_opts *o, const cha
 		return NULL;
 	}
 	t = transport_shm_open(drainer_path(o->drainer), o->ring_size ? o->ring_size : SHMRING_DATA_DEFAULT,
-			       ident, ident_len, udp ? &dest : NULL, &attached);
+			       ident, ident_len, udp ? &dest : NULL, !(o->flags & GSMTAPLOG_OFFER_LATER), &attached);
 	rc = errno;
 	if (t && !attached && (o->flags & GSMTAPLOG_FALLBACK_DIRECT))
 		*direct = udp;
@@ -328,7 +328,7 @@ struct gsmtaplog *gsmtaplog_open_opts(const struct gsmtaplog_opts *opts, size_t 
 		errno = -rc;
 		return NULL;
 	}
-	if (o.flags & ~GSMTAPLOG_FALLBACK_DIRECT) {
+	if (o.flags & ~(GSMTAPLOG_FALLBACK_DIRECT | GSMTAPLOG_OFFER_LATER)) {
 		errno = EINVAL;
 		return NULL;
 	}

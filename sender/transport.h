@@ -101,14 +101,17 @@ struct shmring_dest;
 
 /*! The shared-memory transport: a ring in a memfd, offered to the drainer
  *  listening on \a drainer, and offered again by a background thread whenever
- *  no drainer holds it.
+ *  no drainer holds it.  The first offer is sent here; its answer is awaited
+ *  here, up to a second, or, without \a offer_now, by that thread, which
+ *  then also makes the ring's pages present (open does it otherwise).
  *  \param[in] drainer     the drainer's Unix socket
  *  \param[in] ring_size   data bytes (see SHMRING_DATA_MIN, _MAX)
  *  \param[in] ident       process name for the ring's header
  *  \param[in] dest        where the drainer is to send the lines, or NULL: its choice
- *  \param[out] attached   whether a drainer took the ring at once
+ *  \param[in] offer_now   await the first answer here
+ *  \param[out] attached   whether a drainer took the ring at once (never without \a offer_now)
  *  \returns the transport, or NULL with errno set (EINVAL for a bad size, or
  *           the error of memfd_create, mmap or pthread_create); no drainer is
  *           not an error.  Free with t->ops->close(t). */
 struct transport *transport_shm_open(const char *drainer, size_t ring_size, const char *ident,
-				     size_t ident_len, const struct shmring_dest *dest, bool *attached);
+				     size_t ident_len, const struct shmring_dest *dest, bool offer_now, bool *attached);

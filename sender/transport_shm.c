@@ -45,6 +45,9 @@ struct shm {
 	int holders[2];			/*!< the holders pipe (shmring.h): [1] held by every process
 					     that holds the ring, [0] sent to each drainer */
 	int conn;			/*!< connection to the drainer holding the ring, or -1; the thread's */
+	int sent;			/*!< an offer open sent without waiting for the answer: its
+					     connection, or -errno; -1 once the thread took it */
+	bool answer_later;		/*!< the thread awaits that answer first */
 	int stop;			/*!< eventfd: close() tells the thread to end */
 	pthread_t thread;
 	bool thread_started;
@@ -67,8 +70,8 @@ static struct shm *shm_of(const struct transport *t)
  * per sender (a compare-and-swap of the lane's owner word) and gives it back
  * when it ends (a thread-specific data destructor).  A call that interrupts
  * another call on the same thread (a signal handler) takes the shared lane,
- * as do threads that find no lane free and a forked child (whose parent
- * shares the ring but not the owner words).
+ * as do a thread's lines after its end, threads that find no lane free and
+ * a forked child (whose parent shares the ring but not the owner words).
  *
  * The owner words are the library's static memory, in slots that senders
  * take at open and leave at close: a thread's end never touches a sender's
@@ -93,15 +96,22 @@ struct lease {
 	unsigned int lane;		/*!< 0: none of its own */
 };
 static __thread struct lease leases[LEASES] __attribute__((tls_model("initial-exec")));
+/* A call is in progress on this thread, or the thread has ended: either way a call sees itself nested. */
 static __thread bool in_call __attribute__((tls_model("initial-exec")));
 static __thread bool end_heard __attribute__((tls_model("initial-exec")));
 
-/* A thread ends: every lane it owns is free again. */
+/* A thread ends: every lane it owns is free again.  A line it logs after
+ * this (an application's key destructor that runs later, a signal handler)
+ * must not claim a lane that nothing would give back, nor write one that
+ * another thread may have claimed: in_call, set for good before any lane is
+ * let go, sends every later call of this thread to the shared lane. */
 static void thread_end_cb(void *arg)
 {
 	uint32_t tid = thread_id();
 
 	(void)arg;
+	in_call = true;
+	atomic_signal_fence(memory_order_seq_cst);
 	for (int i = 0; i < SENDERS_MAX; i++) {
 		for (unsigned int k = 1; k < SHMRING_LANES; k++) {
 			uint32_t mine = tid;
@@ -393,14 +403,20 @@ static uint64_t shm_lines(const struct transport *t)
 
 /* ---- the rendezvous ---- */
 
-/* Offer the ring to the drainer, with its holders pipe, or without to a
- * drainer older than the pipe, which refuses that hello (EPROTO).
- * \returns the connection the drainer holds the ring by, or -errno */
-static int offer(struct shm *m, int answer_ms)
+/* Send the offer of the ring, with its holders pipe.  \returns the connection, or -errno */
+static int send_offer(const struct shm *m)
 {
-	int fd = shmring_offer(&m->addr, m->addr_len, m->memfd, m->holders[0], m->map_len, SHMRING_LANES,
-			       answer_ms, m->stop);
+	return shmring_offer_send(&m->addr, m->addr_len, m->memfd, m->holders[0], m->map_len, SHMRING_LANES);
+}
 
+/* The drainer's answer to the offer sent on \a fd (or why it could not be
+ * sent); a drainer older than the pipe refuses that hello (EPROTO): the ring
+ * is offered to it again without the pipe.
+ * \returns the connection the drainer holds the ring by, or -errno */
+static int answer_of(struct shm *m, int fd, int answer_ms)
+{
+	if (fd >= 0)
+		fd = shmring_offer_answer(fd, answer_ms, m->stop);
 	if (fd == -EPROTO)
 		fd = shmring_offer(&m->addr, m->addr_len, m->memfd, -1, m->map_len, SHMRING_LANES, answer_ms,
 				   m->stop);
@@ -424,12 +440,35 @@ static bool wait_or_stop(struct shm *m, int fd, int ms)
 	return pfd[0].revents != 0;
 }
 
+/* Every page present, so that no line waits for a page fault: before the
+ * first line, or, for a ring whose offer open left to the thread (made in a
+ * forked child, where open must be quick), by that thread while the first
+ * lines may fault in a page or two.  In huge pages where the system allows
+ * them for shared memory (shmem_enabled "advise"; Debian's default is
+ * "never"): the lanes are more 4 KiB pages than the TLB holds, and a page walk
+ * is a call's p99 (doc/performance.md).  The advice comes before the pages,
+ * in make_ring(). */
+static void populate(uint8_t *map, size_t len)
+{
+	if (madvise(map, len, MADV_POPULATE_WRITE) == 0)
+		return;
+	/* Before Linux 5.14: a write that changes nothing, since lines may be in the ring already. */
+	for (size_t off = 0; off < len; off += SHMRING_PAGE)
+		__atomic_fetch_or(map + off, 0, __ATOMIC_RELAXED);
+}
+
 /* While a drainer holds the ring, wait for its end of the connection to
- * close (it stopped, or died); then offer the ring again every RETRY_MS. */
+ * close (it stopped, or died); then offer the ring again every RETRY_MS.
+ * First, the answer to the offer open sent without waiting, if it did. */
 static void *keeper_cb(void *arg)
 {
 	struct shm *m = arg;
 
+	if (m->answer_later) {
+		populate(m->map, m->map_len);
+		m->conn = answer_of(m, m->sent, ANSWER_MS);
+		m->sent = -1;
+	}
 	for (;;) {
 		if (m->conn >= 0) {
 			char byte;
@@ -447,7 +486,7 @@ static void *keeper_cb(void *arg)
 		}
 		if (wait_or_stop(m, -1, RETRY_MS))
 			break;
-		m->conn = offer(m, ANSWER_MS);
+		m->conn = answer_of(m, send_offer(m), ANSWER_MS);
 	}
 	return NULL;
 }
@@ -522,6 +561,8 @@ static void shm_close(struct transport *t)
 	}
 	if (m->conn >= 0)
 		close(m->conn);
+	if (m->sent >= 0)
+		close(m->sent);
 	if (m->stop >= 0)
 		close(m->stop);
 	if (m->map)
@@ -546,22 +587,9 @@ static const struct transport_ops shm_ops = {
 	.close = shm_close,
 };
 
-/* Every page present before the first line, in huge pages where the system
- * allows them for shared memory (shmem_enabled "advise"; Debian's default is
- * "never"): the lanes are more 4 KiB pages than the TLB holds, and a page walk
- * is a call's p99 (doc/performance.md).  The advice comes before the pages. */
-static void populate(uint8_t *map, size_t len)
-{
-	madvise(map, len, MADV_HUGEPAGE);
-	if (madvise(map, len, MADV_POPULATE_WRITE) == 0)
-		return;
-	for (size_t off = 0; off < len; off += SHMRING_PAGE)	/* before Linux 5.14 */
-		((volatile uint8_t *)map)[off] = 0;
-}
-
 /* The lanes: a memfd sealed against shrinking (a drainer that maps it must
- * never find its pages gone), mapped with every page present, so that no
- * line ever waits for a page fault.  Their times are the TSC where the
+ * never find its pages gone), mapped with every page present (populate()),
+ * so that no line waits for a page fault.  Their times are the TSC where the
  * kernel keeps time with it (tscclock.h). */
 static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t ident_len,
 		     const struct shmring_dest *dest)
@@ -583,7 +611,9 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 		m->map = NULL;
 		return -errno;
 	}
-	populate(m->map, m->map_len);
+	madvise(m->map, m->map_len, MADV_HUGEPAGE);
+	if (!m->answer_later)
+		populate(m->map, m->map_len);
 	/* The counter and the clock together, for a drainer that comes late (tscclock.h). */
 	if (clock == SHMRING_CLOCK_TSC)
 		anchor = tscclock_sample();
@@ -602,7 +632,7 @@ static int make_ring(struct shm *m, size_t ring_size, const char *ident, size_t 
 }
 
 struct transport *transport_shm_open(const char *drainer, size_t ring_size, const char *ident,
-				     size_t ident_len, const struct shmring_dest *dest, bool *attached)
+				     size_t ident_len, const struct shmring_dest *dest, bool offer_now, bool *attached)
 {
 	struct shm *m = calloc(1, sizeof(*m));
 	int rc;
@@ -611,7 +641,7 @@ struct transport *transport_shm_open(const char *drainer, size_t ring_size, cons
 		errno = ENOMEM;
 		return NULL;
 	}
-	*m = (struct shm){ .t.ops = &shm_ops, .memfd = -1, .holders = { -1, -1 }, .conn = -1, .stop = -1,
+	*m = (struct shm){ .t.ops = &shm_ops, .memfd = -1, .holders = { -1, -1 }, .conn = -1, .sent = -1, .stop = -1,
 			   .addr.sun_family = AF_UNIX, .owner = getpid() };
 	m->stop = eventfd(0, EFD_CLOEXEC);
 	/* A forked child inherits the write end with the ring: the drainer holds
@@ -625,12 +655,19 @@ struct transport *transport_shm_open(const char *drainer, size_t ring_size, cons
 		goto fail;
 	}
 	strcpy(m->addr.sun_path, drainer);
+	m->answer_later = !offer_now;
 	m->addr_len = offsetof(struct sockaddr_un, sun_path) + strlen(drainer) + 1;
 	rc = make_ring(m, ring_size, ident, ident_len, dest);
 	if (rc)
 		goto fail;
 	take_slot(m);
-	m->conn = offer(m, ANSWER_MS);
+	/* Sent here even when the answer is awaited later: a process that
+	 * exits before the answer has handed its ring over all the same. */
+	m->sent = send_offer(m);
+	if (offer_now) {
+		m->conn = answer_of(m, m->sent, ANSWER_MS);
+		m->sent = -1;
+	}
 	*attached = m->conn >= 0;
 	rc = start_keeper(m);
 	if (rc)

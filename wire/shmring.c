@@ -126,8 +126,8 @@ static bool dest_valid(const struct shmring_dest *d)
 
 /* ---- the rendezvous ---- */
 
-int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
-		  uint64_t total_len, unsigned int lanes, int answer_ms, int stop_fd)
+int shmring_offer_send(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
+		       uint64_t total_len, unsigned int lanes)
 {
 	const int fds[2] = { memfd, holders }, nfds = holders >= 0 ? 2 : 1;
 	const struct shmring_hello hello = { .magic = SHMRING_MAGIC,
@@ -141,8 +141,6 @@ int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int mem
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 			      .msg_control = control.buf, .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	struct pollfd pfd[2];
-	int32_t answer;
 	int fd, rc;
 
 	cm->cmsg_level = SOL_SOCKET;
@@ -154,17 +152,25 @@ int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int mem
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (const struct sockaddr *)addr, addr_len))
-		goto fail;
 	/* A drainer that refuses at once (a full share) answers and closes before
 	 * it reads the hello: the hello then finds no one (EPIPE), or the answer
 	 * comes after the reset that closing over an unread hello reports.  The
 	 * answer is what counts. */
-	if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 && errno != EPIPE)
-		goto fail;
-	pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
-	rc = poll(pfd, stop_fd >= 0 ? 2 : 1, answer_ms);
+	if (connect(fd, (const struct sockaddr *)addr, addr_len) ||
+	    (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 && errno != EPIPE)) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int shmring_offer_answer(int fd, int answer_ms, int stop_fd)
+{
+	struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN }, { .fd = stop_fd, .events = POLLIN } };
+	int32_t answer;
+	int rc = poll(pfd, stop_fd >= 0 ? 2 : 1, answer_ms);
+
 	if (rc <= 0 || !pfd[0].revents) {
 		errno = rc < 0 ? errno : rc ? ECANCELED : ETIMEDOUT;
 		goto fail;
@@ -185,6 +191,14 @@ fail:
 	rc = -errno;
 	close(fd);
 	return rc;
+}
+
+int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
+		  uint64_t total_len, unsigned int lanes, int answer_ms, int stop_fd)
+{
+	int fd = shmring_offer_send(addr, addr_len, memfd, holders, total_len, lanes);
+
+	return fd < 0 ? fd : shmring_offer_answer(fd, answer_ms, stop_fd);
 }
 
 /* ---- the drainer ---- */

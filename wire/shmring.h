@@ -242,6 +242,17 @@ unsigned int shmring_dest_to(const struct shmring_dest *d, struct sockaddr_stora
 int shmring_offer(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
 		  uint64_t total_len, unsigned int lanes, int answer_ms, int stop_fd);
 
+/*! shmring_offer() in two steps: send the offer, which never waits (a
+ *  drainer whose backlog is full refuses: EAGAIN), so that the ring is in
+ *  the drainer's hands even if the producer exits before the answer ...
+ *  \returns the connection, or -errno */
+int shmring_offer_send(const struct sockaddr_un *addr, unsigned int addr_len, int memfd, int holders,
+		       uint64_t total_len, unsigned int lanes);
+
+/*! ... then wait for the answer on \a fd as shmring_offer() does.
+ *  \returns \a fd, or -errno with \a fd closed */
+int shmring_offer_answer(int fd, int answer_ms, int stop_fd);
+
 /*! Bytes of one lane with \a data_bytes of data: a memfd holds lanes of them. */
 size_t shmring_total_len(uint32_t data_bytes);
 

@@ -3,7 +3,7 @@
 /*
  * Usage: shm-producer -d SOCKET [-n LINES] [-r RATE] [-t THREADS] [-s RING] [-w FILE]
  *                     [-i IDENT] [-f HOST:PORT] [-H HOST:PORT] [-L LEN] [-a USEC] [-X N]
- *                     [-k] [-p] [-m] [-S] [-F] [-c] [-v]
+ *                     [-k] [-p] [-m] [-S] [-F] [-c] [-v] [-E]
  *   -n LINES   lines per thread (default 1000; 0: until killed)
  *   -r RATE    lines per second per thread, paced by the clock (0: as fast as possible)
  *   -w FILE    the side channel: a file of one byte per line (thread 0 only), set to 1
@@ -31,6 +31,10 @@
  *   -a USEC    while the threads log, a SIGALRM every USEC µs whose handler logs
  *              "sig n=K" (K from 0), often in the middle of a thread's own call;
  *              "signal_lines K" at the end
+ *   -E         each thread logs two lines after its end: "t=T n=-1 end" from a
+ *              thread-specific data destructor of the program's own, which runs
+ *              after the library's (its key is made later), and "t=T n=-2 end"
+ *              from a SIGUSR1 handler that destructor raises
  * Line i of thread t reads "t=T n=I " padded with 'x' to a length of 1..LEN bytes
  * taken from a fixed xorshift sequence (-L LEN, default 64).  Prints "ready" on
  * standard error before the first line, and at the end "window S E" (CLOCK_REALTIME
@@ -113,6 +117,36 @@ static void alarm_cb(int sig)
 	errno = saved;
 }
 
+/* -E: the lines after a thread's end, in the order an application's own
+ * destructor and a signal handler would log them. */
+static pthread_key_t late_key;
+
+static void late_line(long t, int n)
+{
+	char text[32];
+	int len = snprintf(text, sizeof(text), "%s=%ld n=%d end", cfg.thread_tag, t, n);
+
+	gsmtaplog_send(cfg.log, GSMTAPLOG_NOTICE, "END", "shm-producer.c", 2, text, (size_t)len);
+}
+
+static __thread long late_t;
+
+static void late_sig_cb(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	late_line(late_t, -2);
+	errno = saved;
+}
+
+static void late_end_cb(void *arg)
+{
+	late_t = (long)(intptr_t)arg - 1;
+	late_line(late_t, -1);
+	raise(SIGUSR1);
+}
+
 static int log_line(const char *text, int len, unsigned int i)
 {
 	if (cfg.printf_lines)
@@ -135,6 +169,8 @@ static void *producer_cb(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &alarm, NULL);
 	if (t == 0)
 		cfg.tid0 = gettid();
+	if (late_key)
+		pthread_setspecific(late_key, (void *)(intptr_t)(t + 1));
 	if (t == 0 && cfg.markers) {
 		alloc_counting = true;
 		getppid();
@@ -204,7 +240,7 @@ int main(int argc, char **argv)
 {
 	struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DEFERRED, .ident = "shm-producer" };
 	int threads = 1, opt, leave_after = 0;
-	bool keep = false, pre = false, serial = false, fork_first = false;
+	bool keep = false, pre = false, serial = false, fork_first = false, late = false;
 	pid_t child = -1;
 	long alarm_us = 0;
 	const char *side = NULL;
@@ -213,7 +249,7 @@ int main(int argc, char **argv)
 	pthread_t tids[64];
 	struct timespec window[2];	/* CLOCK_REALTIME before the first line and after the last */
 
-	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:H:L:a:X:kpmSFcv")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:H:L:a:X:kpmSFcvE")) != -1) {
 		switch (opt) {
 		case 'd': o.drainer = optarg; break;
 		case 'n': cfg.lines = atol(optarg); break;
@@ -250,6 +286,7 @@ int main(int argc, char **argv)
 		case 'v': cfg.printf_lines = true; break;
 		case 'a': alarm_us = atol(optarg); break;
 		case 'X': leave_after = atoi(optarg); break;
+		case 'E': late = true; break;
 		default: errx(2, "usage: see the comment at the top of shm-producer.c");
 		}
 	}
@@ -272,6 +309,14 @@ int main(int argc, char **argv)
 		err(1, "gsmtaplog_open_opts");
 	if (pre && !wait_drainer(10))
 		errx(1, "no drainer took the ring");
+	if (late) {
+		struct sigaction sa = { .sa_handler = late_sig_cb };
+
+		/* Made after the library's key: glibc runs destructors in the keys' order. */
+		if (pthread_key_create(&late_key, late_end_cb) || !late_key)
+			errx(1, "pthread_key_create");
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	if (alarm_us) {
 		struct itimerval every = { { 0, alarm_us }, { 0, alarm_us } };
 		struct sigaction sa = { .sa_handler = alarm_cb, .sa_flags = SA_RESTART };

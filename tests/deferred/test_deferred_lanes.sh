@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test_deferred_lanes.sh: a ring lane per logging thread (each a stream numbered 1..N), lanes given back when a thread ends,
+# test_deferred_lanes.sh: a ring lane per logging thread (each a stream numbered 1..N), lanes given back when a thread ends
+# (also when it logs after its end),
 # more threads than lanes sharing the first, signal handlers' lines, and line times the drainer converts from the TSC.
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
@@ -171,6 +172,21 @@ lines forked | awk '{ k = $2 " " $3; if (++n[k] == 2) dup++; src[$2] = $1; if ($
 is "$(cat "$T/check")" "20000 0 2 1 0 1 1" \
 	"parent and forked child, two threads each: every line once, the parent's threads in lanes of their own, the child's both in the shared one"
 is "$(seqs_contiguous)" "True $((3 * (PRIVATE + 1) + 3))" "and every stream numbered 1..N without a gap"
+
+# --- lines after a thread's end: the lane given back all the same ---
+# Threads one after another, three times as many as there are lanes of their own;
+# each logs two lines after the library heard its end: from a key destructor of
+# the program's own (run after the library's) and from a signal handler it raises.
+"$PRODUCER" -d "$SOCK" -n 100 -t $((3 * PRIVATE)) -S -E -p -i late >"$T/p6.out" 2>/dev/null
+published "$T/p6.out" $((3 * PRIVATE * 102))
+TOTAL=$((TOTAL + 3 * PRIVATE * 102))
+wait_lines "$T/o/log.txt" $TOTAL
+lines late | awk '{ if ($3 < 0) { late[$1]++; n_late++ } else { own[$1]++; n_own++ } }
+	END { both = 0; for (x in own) if (x in late) both++; print length(own), n_own + 0, length(late), n_late + 0, both }' \
+	>"$T/check"
+is "$(cat "$T/check")" "1 $((3 * PRIVATE * 100)) 1 $((3 * PRIVATE * 2)) 0" \
+	"$((3 * PRIVATE)) threads one after another, each logging after its end: their own lines one stream (each gave its lane back), the late ones in the shared lane"
+is "$(seqs_contiguous)" "True $((3 * (PRIVATE + 1) + 3 + 2))" "and both streams numbered 1..N without a gap"
 
 stop_logd
 is "$LOGD_STATUS" 0 "gsmtap-logd exits 0"

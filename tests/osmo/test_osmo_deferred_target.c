@@ -1,4 +1,4 @@
-/* test_osmo_deferred_target.c: the gsmtaplog target in deferred mode formats each LOGP() into the ring as libosmocore's target would send it: fields, the 4096-byte cut, no allocation, a signal handler's lines, a forked child's, the VTY's fields. */
+/* test_osmo_deferred_target.c: the gsmtaplog target in deferred mode formats each LOGP() into the ring as libosmocore's target would send it: fields, the 4096-byte cut, no allocation, a signal handler's lines, a forked child's (which never waits for a stopped drainer), the VTY's fields. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Usage: test_osmo_deferred_target [-P SHIM]
@@ -10,13 +10,20 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <osmocom/core/logging.h>
@@ -69,6 +76,8 @@ static struct {
 	char dir[64];		/*!< the socket's own: a drainer refuses one others may write to (/tmp) */
 	char path[80];
 	atomic_bool stop;
+	atomic_bool paused;	/*!< as a drainer stopped with SIGSTOP: nothing accepted, nothing read */
+	atomic_bool idle;	/*!< the thread saw `paused` */
 	pthread_t thread;
 } dr = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -98,6 +107,12 @@ static void *drainer_cb(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&dr.stop)) {
+		if (atomic_load(&dr.paused)) {
+			atomic_store(&dr.idle, true);
+			usleep(1000);
+			continue;
+		}
+		atomic_store(&dr.idle, false);
 		poll(&pfd, 1, 1);
 		drain_events(dr.drain);
 		while (drain_read(dr.drain, 4096, keep_cb, NULL) > 0)
@@ -263,8 +278,8 @@ static void signal_handler(void)
 	ok(sigs > 20, "the handler logged while the thread did (%ld lines)", sigs);
 }
 
-/* A forked child's first line gets it a ring of its own: another stream,
- * with the child's pid; the parent's goes on. */
+/* fork() gets the child a ring of its own: another stream, with the
+ * child's pid; the parent's goes on. */
 static void after_fork(void)
 {
 	size_t first = dr.n;
@@ -305,6 +320,144 @@ static void after_fork(void)
 	ok(parent_ok, "the parent's stay in its lane");
 }
 
+/* The drainer thread stops between two turns. */
+static void pause_drainer(void)
+{
+	atomic_store(&dr.paused, true);
+	for (int i = 0; i < WAIT_S * 1000 && !atomic_load(&dr.idle); i++)
+		usleep(1000);
+	if (!atomic_load(&dr.idle))
+		BAIL_OUT("the drainer thread did not stop");
+}
+
+#if defined(__x86_64__)
+#define AUDIT_ARCH_HERE	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define AUDIT_ARCH_HERE	AUDIT_ARCH_AARCH64
+#endif
+#define DENY(nr)	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
+
+/* From here on this thread (not the others) is killed by the kernel if it
+ * makes a ring (memfd_create), offers one (socket, connect), waits (poll,
+ * sleeps) or starts a thread: a log call must do none of them.  \returns 0 or -errno */
+static int forbid_waiting(void)
+{
+#ifdef AUDIT_ARCH_HERE
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_HERE, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		DENY(__NR_memfd_create), DENY(__NR_socket), DENY(__NR_connect), DENY(__NR_ppoll),
+		DENY(__NR_pselect6), DENY(__NR_clock_nanosleep), DENY(__NR_nanosleep), DENY(__NR_clone),
+#ifdef __NR_poll
+		DENY(__NR_poll),
+#endif
+#ifdef __NR_clone3
+		DENY(__NR_clone3),
+#endif
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(code), .filter = code };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		return -errno;
+	return 0;
+#else
+	return -ENOSYS;
+#endif
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#define PAUSED_LINES	100
+
+/* What the child reports: whether its calls could be watched, and how long its first two took. */
+struct paused_report {
+	int forbid;
+	int64_t first_ns, second_ns;
+};
+
+/* The child: its log calls, watched, while the drainer is stopped; then it
+ * exits, before any drainer has answered its offer. */
+static void child_while_paused(int report)
+{
+	struct paused_report r = { .forbid = forbid_waiting() };
+	int64_t t0 = mono_ns(), t1, t2;
+
+	LOGP(DMAIN, LOGL_NOTICE, "nowait %d\n", 0);
+	t1 = mono_ns();
+	LOGP(DMAIN, LOGL_NOTICE, "nowait %d\n", 1);
+	t2 = mono_ns();
+	for (int i = 2; i < PAUSED_LINES; i++)
+		LOGP(DMAIN, LOGL_NOTICE, "nowait %d\n", i);
+	r.first_ns = t1 - t0;
+	r.second_ns = t2 - t1;
+	_exit(write(report, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+}
+
+/* A forked child's first line does not wait for a drainer, even a stopped
+ * one: the ring is the child's from fork() on, offered by a thread of its
+ * own, and every line the child logs meanwhile waits in it, for a drainer
+ * that runs again only after the child has exited. */
+static void fork_while_drainer_stopped(void)
+{
+	struct paused_report r = { 0 };
+	struct pollfd pfd;
+	int report[2], status = 0;
+	size_t first = dr.n, in_order = 0;
+	uint16_t port = 0;
+	bool own = true, reported;
+	pid_t child;
+
+	if (pipe(report))
+		BAIL_OUT("pipe: %s", strerror(errno));
+	pause_drainer();
+	child = fork();
+	if (child < 0)
+		BAIL_OUT("fork: %s", strerror(errno));
+	if (child == 0) {
+		close(report[0]);
+		child_while_paused(report[1]);
+	}
+	close(report[1]);
+	/* A bound for a child that never reports, not a timing: the calls it
+	 * watches either wait for the drainer, which stays stopped, or not at all. */
+	pfd = (struct pollfd){ .fd = report[0], .events = POLLIN };
+	reported = poll(&pfd, 1, 60 * 1000) == 1 && read(report[0], &r, sizeof(r)) == sizeof(r);
+	ok(reported && r.forbid == 0, "the child's %d LOGP() returned while the drainer was stopped, none making, "
+	   "offering or waiting for a ring (watched by seccomp: %s)", PAUSED_LINES, strerror(-r.forbid));
+	if (reported)
+		printf("# the child's first LOGP() took %.1f us, its second %.1f us, the drainer stopped\n",
+		       (double)r.first_ns / 1000, (double)r.second_ns / 1000);
+	waitpid(child, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child exits 0 (status %#x%s)", status,
+	   WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS ? ": killed for a system call its log call made" : "");
+	atomic_store(&dr.paused, false);
+	is_int(wait_lines(first + PAUSED_LINES), first + PAUSED_LINES,
+	       "once the drainer runs again, after the child's exit, it has the child's %d lines", PAUSED_LINES);
+	is_int(each_once(first, "nowait", PAUSED_LINES), PAUSED_LINES, "each once");
+	pthread_mutex_lock(&dr.lock);
+	for (size_t i = first; i < dr.n; i++) {
+		const struct got *g = &dr.lines[i];
+
+		port = port ? port : g->port;
+		own = own && g->pid == (uint32_t)child && g->port == port;
+		in_order += g->seq == i - first + 1;
+	}
+	pthread_mutex_unlock(&dr.lock);
+	ok(own && port, "all of them with the child's pid, in one lane");
+	is_int(in_order, PAUSED_LINES, "numbered 1..%d in order: none lost, none twice", PAUSED_LINES);
+	close(report[0]);
+}
+
 int main(int argc, char **argv)
 {
 	const struct drain_config dc = { .path = dr.path };
@@ -337,6 +490,7 @@ int main(int argc, char **argv)
 	no_allocation();
 	signal_handler();
 	after_fork();
+	fork_while_drainer_stopped();
 	log_target_destroy(t);
 	atomic_store(&dr.stop, true);
 	pthread_join(dr.thread, NULL);

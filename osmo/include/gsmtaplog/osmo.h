@@ -27,8 +27,10 @@ struct log_target;
  * not send through it.  Filters, levels and categories are libosmocore's.
  *
  * Thread-safe as far as libosmocore's logging is (see log_enable_multithread()).
- * After fork() the child's first line opens a socket (or a ring) of its own,
- * so parent and child are two streams, each numbered 1, 2, ...
+ * fork() opens a socket (or a ring) of its own for the child, before its
+ * first line, so parent and child are two streams, each numbered 1, 2, ...
+ * In deferred mode the child's ring is offered by a thread of its own: no
+ * line waits for a drainer.
  */
 
 /*! Create the target; add it with log_add_target(), free it with log_target_destroy().

@@ -67,6 +67,10 @@ extern "C" {
 /* gsmtaplog_opts.flags */
 #define GSMTAPLOG_FALLBACK_DIRECT	1u	/*!< deferred, but no drainer answers at open: send directly to
 						     host:port until a drainer takes the ring (offered every 100 ms) */
+#define GSMTAPLOG_OFFER_LATER		2u	/*!< deferred: do not wait for a drainer at open: the offer is
+						     sent, the background thread awaits the answer (and makes the
+						     ring's pages present), and lines wait in the ring meanwhile
+						     (with GSMTAPLOG_FALLBACK_DIRECT: go directly) */
 
 /* Where a drainer listens unless gsmtaplog_opts.drainer or the environment
  * variable GSMTAPLOG_DRAINER names another socket. */
@@ -122,7 +126,8 @@ struct gsmtaplog *gsmtaplog_open(const char *host, const char *port, const char 
  *  and a background thread keeps offering it while no drainer holds it (its
  *  signals are blocked).  With no drainer at open, the sender still opens
  *  (gsmtaplog_stats() says drainer 0) unless GSMTAPLOG_FALLBACK_DIRECT asks
- *  for direct mode instead.
+ *  for direct mode instead.  The offer waits up to 1 s for the drainer's
+ *  answer, unless GSMTAPLOG_OFFER_LATER leaves it to the background thread.
  *  \param[in] opts       what to open
  *  \param[in] opts_size  sizeof(*opts) as the caller knows it: GSMTAPLOG_OPEN_OPTS() passes it
  *  \returns a sender, or NULL with errno set: as gsmtaplog_open(); EINVAL for an

@@ -55,7 +55,7 @@ struct tally {
 		uint64_t delivered;	/*!< each batch counted as soon as it is read */
 		bool kept;		/*!< the input counts here (input_ops.keep_count) */
 	} inputs[COLLECTOR_INPUTS_MAX];
-	struct ring_ledger outputs[COLLECTOR_OUTPUTS_MAX];	/*!< the file outputs', in -w/--text order */
+	struct ring_ledger outputs[COLLECTOR_OUTPUTS_MAX];	/*!< every output's figures, in their order */
 };
 
 /*
@@ -109,6 +109,7 @@ struct workers {
 	struct slot *slots;
 	int doorbell;
 	time_t started;
+	struct timespec since;		/*!< what the workers' files were written after (file times' clock) */
 	uint64_t restarts;
 	struct stats scratch;
 	/* a summary or statistics file waiting for the workers' answers */
@@ -382,8 +383,10 @@ static void become_worker(struct workers *ws, struct worker *w, struct options *
 		w->inputs[i] = ws->socks[i][w->n - 1];
 	w->started = time(NULL);
 	own_paths(opt, w->n);
-	for (size_t i = 0; i < opt->n_outputs && i < COLLECTOR_OUTPUTS_MAX; i++)
+	for (size_t i = 0; i < opt->n_outputs && i < COLLECTOR_OUTPUTS_MAX; i++) {
 		opt->outputs[i].ledger = &w->slot->tally.outputs[i];
+		opt->outputs[i].adopt_since = ws->since;
+	}
 	/* the parent tells the figures and keeps the time */
 	opt->stats_interval = 0;
 	opt->stats_file = NULL;
@@ -460,11 +463,12 @@ static uint64_t in_hand(const struct tally *t, struct stats *last)
 	return delivered > c->received + c->after_stop ? delivered - c->received - c->after_stop : 0;
 }
 
-/* A dead worker's figures: its last snapshot with the counts of its tally, which
- * are exact to its last datagram.  Each file output's batch in writing is settled;
- * what the worker had taken and its output had neither written nor counted as
- * lost (its batch buffer, the datagrams in hand) died with it, and is counted as
- * that output's unwritten. */
+/* A dead worker's figures: its last snapshot with the counts of its tally and of
+ * its outputs' ledgers, which are exact to its last datagram.  Each file output's
+ * batch in writing is settled; what the worker had taken and an output had neither
+ * written, refused nor counted as lost (a file's batch buffer, a broker's spool not
+ * yet confirmed, the datagrams in hand) died with it, and is counted as that
+ * output's unwritten.  Only what describes (a peak, a reason) is the snapshot's. */
 static void reckon(const struct workers *ws, const struct worker *w, struct stats *last)
 {
 	struct tally *t = &w->slot->tally;
@@ -481,23 +485,30 @@ static void reckon(const struct workers *ws, const struct worker *w, struct stat
 	totals->after_stop = c->after_stop;
 	totals->streams = c->streams;
 	totals->unwritten = 0;
+	totals->refused = 0;
 	for (size_t i = 0; i < last->n_outputs; i++) {
 		struct output_stats *st = &last->outputs[i].st;
 		struct ring_ledger *l = &t->outputs[i];
 
 		if (i < COLLECTOR_OUTPUTS_MAX && l->used) {
+			struct output_stats said = *st;
 			uint64_t done;
 
 			settle(ws, w, i, l);
 			*st = l->st;
-			done = st->written + st->lost + st->after_stop;
+			st->queued = 0;
+			st->queued_peak = said.queued_peak;
+			memcpy(st->refused_why, said.refused_why, sizeof(st->refused_why));
+			done = st->written + st->lost + st->refused + st->after_stop;
 			if (l->datagrams && taken > done) {
-				log_say("worker %u died holding %llu datagrams it had not written to %s: counted as unwritten",
-					w->n, (unsigned long long)(taken - done), l->file);
+				log_say("worker %u died holding %llu datagrams it had not written to %s (or its broker "
+					"not confirmed): counted as unwritten", w->n, (unsigned long long)(taken - done),
+					l->file);
 				st->lost += taken - done;
 			}
 		}
 		totals->unwritten += st->lost;
+		totals->refused += st->refused;
 		if (i == 0)
 			totals->written = st->written;
 	}
@@ -767,6 +778,8 @@ int workers_run(struct workers *ws, struct options *opt, const struct privs *pri
 
 	ws->opt = opt;
 	ws->started = time(NULL);
+	/* a worker's next life continues the files its lives wrote since, not older ones */
+	clock_gettime(CLOCK_REALTIME_COARSE, &ws->since);
 	ws->w = calloc(ws->n, sizeof(*ws->w));
 	ws->slots = mmap(NULL, ws->n * sizeof(struct slot), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ws->doorbell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -8,7 +8,8 @@
 
 struct out_count {
 	struct output out;
-	uint64_t records, bytes;
+	struct output_stats *fig;	/*!< written and bytes: records and their bytes (output_figures()) */
+	struct output_stats own;
 };
 
 static void count_add(struct output *o, const struct rx_record *r, enum wire_verdict verdict,
@@ -19,8 +20,8 @@ static void count_add(struct output *o, const struct rx_record *r, enum wire_ver
 	(void)verdict;
 	(void)log;
 	(void)now;
-	n->records++;
-	n->bytes += r->len;
+	n->fig->written++;
+	n->fig->bytes += r->len;
 }
 
 static void count_flush(struct output *o, const struct timespec *now)
@@ -40,7 +41,7 @@ static void count_stats(const struct output *o, struct output_stats *out)
 {
 	const struct out_count *n = (const struct out_count *)o;
 
-	*out = (struct output_stats){ .written = n->records, .bytes = n->bytes };
+	*out = (struct output_stats){ .written = n->fig->written, .bytes = n->fig->bytes };
 }
 
 static const char *count_file(const struct output *o)
@@ -71,12 +72,12 @@ struct output *out_count_open(struct output_request *req, const struct ring_opts
 {
 	struct out_count *n = calloc(1, sizeof(*n));
 
-	(void)req;
 	(void)ro;
 	(void)c;
 	(void)now;
 	if (!n)
 		return NULL;
 	n->out.ops = &count_ops;
+	n->fig = output_figures(req, &n->own, true, "-");
 	return &n->out;
 }

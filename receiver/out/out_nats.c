@@ -81,18 +81,24 @@ struct out_nats {
 	struct inflight round[NATS_WINDOW];
 	size_t published, answered, hint;
 
-	/* figures: the publisher writes them, the loop reads them */
-	_Atomic uint64_t written, bytes, episodes, resent, refused;
-	_Atomic bool failing;
-	_Atomic int last_error;
+	/* figures: written, bytes, refused, episodes, failing and last_error are the
+	 * publisher's, lost and abandoned the loop's; the loop reads them all, and a
+	 * --workers parent reads them when the worker died (output_figures()) */
+	struct output_stats *fig;
+	struct output_stats own;
+	_Atomic uint64_t resent;
 	char refused_why[NATSCONN_ERR_MAX];	/*!< the server's reason for the last refusal, under mu */
 
 	/* the loop's */
-	uint64_t lost;
 	uint64_t added;			/*!< since the publisher was last woken */
 	uint64_t spooled;		/*!< records this run spooled */
-	uint64_t abandoned;		/*!< stopping, what the spool held and it could not deliver */
 };
+
+/* The figures are plain fields, in memory another process may share: each
+ * changes with one atomic store, never a lock. */
+#define FIG_LOAD(n, f)		__atomic_load_n(&(n)->fig->f, __ATOMIC_RELAXED)
+#define FIG_STORE(n, f, v)	__atomic_store_n(&(n)->fig->f, (v), __ATOMIC_RELAXED)
+#define FIG_ADD(n, f, v)	__atomic_fetch_add(&(n)->fig->f, (v), __ATOMIC_RELAXED)
 
 static void wake(struct out_nats *n)
 {
@@ -205,11 +211,11 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 
 		if (f->state == ACKED) {
 			spool_done(n->spool, f->rec);
-			atomic_fetch_add(&n->written, 1);
-			atomic_fetch_add(&n->bytes, f->len);
+			FIG_ADD(n, written, 1);
+			FIG_ADD(n, bytes, f->len);
 		} else if (f->state == REFUSED) {
 			spool_done(n->spool, f->rec);
-			atomic_fetch_add(&n->refused, 1);
+			FIG_ADD(n, refused, 1);
 		} else {
 			(*failed)++;
 		}
@@ -269,11 +275,11 @@ static size_t send_round(struct out_nats *n, size_t *failed)
 /* The state the loop sees: failing while records wait and cannot be delivered. */
 static void set_failing(struct out_nats *n, bool failing, int err)
 {
-	if (failing && !atomic_load(&n->failing))
-		atomic_fetch_add(&n->episodes, 1);
+	if (failing && !FIG_LOAD(n, failing))
+		FIG_ADD(n, episodes, 1);
 	if (failing)
-		atomic_store(&n->last_error, err);
-	atomic_store(&n->failing, failing);
+		FIG_STORE(n, last_error, err);
+	FIG_STORE(n, failing, failing);
 }
 
 static void *publisher(void *arg)
@@ -330,7 +336,7 @@ static void nats_add(struct output *o, const struct rx_record *r, enum wire_verd
 	(void)log;
 	(void)now;
 	if (!sp) {
-		n->lost++;
+		FIG_ADD(n, lost, 1);
 		return;
 	}
 	if (!n->spooled) {
@@ -374,15 +380,15 @@ static void nats_stats(const struct output *o, struct output_stats *out)
 	uint64_t queued = n->running ? spool_queued(n->spool) : 0;
 
 	*out = (struct output_stats){
-		.written = atomic_load(&n->written),
-		.lost = n->lost,
-		.refused = atomic_load(&n->refused),
-		.bytes = atomic_load(&n->bytes),
-		.episodes = atomic_load(&n->episodes),
+		.written = FIG_LOAD(n, written),
+		.lost = FIG_LOAD(n, lost),
+		.refused = FIG_LOAD(n, refused),
+		.bytes = FIG_LOAD(n, bytes),
+		.episodes = FIG_LOAD(n, episodes),
 		/* stopped with records it could not deliver: failing to the end */
-		.failing = atomic_load(&n->failing) && (queued || n->abandoned),
-		.abandoned = n->abandoned,
-		.last_error = atomic_load(&n->last_error),
+		.failing = FIG_LOAD(n, failing) && (queued || n->fig->abandoned),
+		.abandoned = n->fig->abandoned,
+		.last_error = FIG_LOAD(n, last_error),
 		.queued = queued,
 		.queued_peak = spool_peak(n->spool),
 	};
@@ -411,8 +417,8 @@ static void nats_finish(struct output *o, time_t now)
 	pthread_mutex_unlock(&n->mu);
 	pthread_join(n->thread, NULL);
 	n->running = false;
-	n->abandoned = spool_queued(n->spool);
-	n->lost += n->abandoned;
+	FIG_STORE(n, abandoned, spool_queued(n->spool));
+	FIG_ADD(n, lost, n->fig->abandoned);
 }
 
 static void nats_close(struct output *o, time_t now)
@@ -463,6 +469,7 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 	n->out.ops = &nats_ops;
 	n->cfg = *req->nats;
 	snprintf(n->servers, sizeof(n->servers), "%s", n->cfg.servers);
+	n->fig = output_figures(req, &n->own, true, n->servers);
 	collector_token(n);
 	pthread_mutex_init(&n->mu, NULL);
 	natsconn_cond_init(&n->cond);

@@ -71,7 +71,7 @@ struct output *output_open(struct output_request *req, const struct output_rotat
 		.dirfd = req->dirfd, .path = req->base, .filesize = rotation->filesize,
 		.duration = rotation->duration, .interval = rotation->interval, .packets = rotation->packets,
 		.files = rotation->files, .stop_size = rotation->stop_filesize, .stop_files = rotation->stop_files,
-		.mode = 0666, .ledger = req->ledger,
+		.mode = 0666, .ledger = req->ledger, .adopt_since = req->adopt_since,
 	};
 	struct output *o = NULL;
 
@@ -87,6 +87,20 @@ struct output *output_open(struct output_request *req, const struct output_rotat
 	req->dir = NULL;
 	req->dirfd = -1;
 	return o;
+}
+
+struct output_stats *output_figures(struct output_request *req, struct output_stats *own, bool datagrams,
+				    const char *name)
+{
+	struct ring_ledger *l = req->ledger;
+
+	if (!l) {
+		*own = (struct output_stats){ 0 };
+		return own;
+	}
+	*l = (struct ring_ledger){ .used = true, .datagrams = datagrams };
+	snprintf(l->file, sizeof(l->file), "%s", name);
+	return &l->st;
 }
 
 const char *output_open_error(int err)

@@ -89,7 +89,9 @@ struct output_request {
 	bool colour;		/*!< text: ANSI colours by level (standard output on a terminal) */
 	bool json;		/*!< text: JSON lines (--text-format json) */
 	const struct nats_config *nats;	/*!< nats: the cluster and what to publish there */
-	struct ring_ledger *ledger;	/*!< a file output's figures go there (ring.h); NULL: its own */
+	struct ring_ledger *ledger;	/*!< the output's figures go there (ring.h, output_figures()); NULL: its own */
+	struct timespec adopt_since;	/*!< a file output continues the ring that earlier lives of
+					     its --workers worker wrote since then (ring_opts); 0: none */
 	char error[256];	/*!< why output_open() failed, when errno cannot say it (a broker's answer) */
 	/* filled by output_prepare(), taken over by output_open() */
 	char *dir;		/*!< the directory part of path */
@@ -120,6 +122,16 @@ const char *output_open_error(int err);
 
 /*! "DIR/FILE" of the output's current file, or "-". */
 const char *output_path(const struct output *o, char *buf, size_t room);
+
+/*! Where an output that writes no file keeps its figures: in request->ledger when the
+ *  request has one (a --workers worker's, in memory its parent shares, so that they
+ *  outlive the worker, kill -9 included), else in \a own.  \a datagrams: each record it
+ *  takes is one datagram, so that its parent counts what a dead worker had taken and
+ *  the output had not yet written as unwritten.  \a name says the destination in the
+ *  parent's messages.  Those figures may be read by another process at any time:
+ *  each is changed with one store.  \returns the figures, zeroed */
+struct output_stats *output_figures(struct output_request *req, struct output_stats *own, bool datagrams,
+				    const char *name);
 
 /*! Release what struct output holds; for the implementations' close(). */
 void output_release(struct output *o);

@@ -89,7 +89,8 @@ static void make_name(struct ring *r, time_t now)
 
 /* With files:N, the slot the next file takes holds the oldest name: delete it
  * before creating the new file, as dumpcap does, which also frees space first.
- * Only names this ring created in this run are ever deleted. */
+ * Only names this ring created in this run, or adopted from its earlier lives
+ * (ring_opts.adopt_since), are ever deleted. */
 static char *slot(struct ring *r)
 {
 	return r->opts.files ? r->names + (size_t)(r->count % r->opts.files) * r->stride : NULL;
@@ -377,6 +378,124 @@ static int refuse(struct ring *r, size_t records)
 	return -ECANCELED;
 }
 
+/* Whether \a name is one of this ring's numbered names: PREFIX_NNNNN_TIME.EXT. */
+static bool ring_name(const struct ring *r, const char *name)
+{
+	const char *p = name + r->prefix_len;
+
+	if (strncmp(name, r->path, r->prefix_len) || *p++ != '_')
+		return false;
+	for (int i = 0; i < 5 + 1 + RING_TIME_LEN; i++, p++)
+		if (i == 5 ? *p != '_' : (unsigned char)(*p - '0') > 9)
+			return false;
+	return !strcmp(p, r->path + r->prefix_len);
+}
+
+/* A numbered file and when it was last written. */
+struct found {
+	char *name;
+	struct timespec mtime;
+};
+
+/* Newest first: by when each was last written, then by the time part and the
+ * number of the name (qsort_r with the ring).  The names alone do not tell
+ * runs apart that started within one second: each numbers its files from 1. */
+static int newest_first(const void *a, const void *b, void *ring)
+{
+	const struct ring *r = ring;
+	const struct found *f = a, *g = b;
+	const char *x = f->name + r->prefix_len + 1, *y = g->name + r->prefix_len + 1;
+	int c;
+
+	if (f->mtime.tv_sec != g->mtime.tv_sec)
+		return f->mtime.tv_sec < g->mtime.tv_sec ? 1 : -1;
+	if (f->mtime.tv_nsec != g->mtime.tv_nsec)
+		return f->mtime.tv_nsec < g->mtime.tv_nsec ? 1 : -1;
+	c = strncmp(y + 6, x + 6, RING_TIME_LEN);
+	return c ? c : strncmp(y, x, 5);
+}
+
+/* Every numbered file of this ring's name in its directory, newest first, in
+ * *out (the caller frees it with free_found()).  \returns how many */
+static size_t list_numbered(const struct ring *r, struct found **out)
+{
+	struct found *files = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	struct stat sb;
+	DIR *d;
+	int fd;
+
+	fd = openat(r->opts.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		*out = NULL;
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		if (!ring_name(r, e->d_name) || fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (n == cap) {
+			struct found *more = realloc(files, (cap ? 2 * cap : 64) * sizeof(*files));
+
+			if (!more)
+				break;
+			files = more;
+			cap = cap ? 2 * cap : 64;
+		}
+		files[n] = (struct found){ strdup(e->d_name), sb.st_mtim };
+		if (!files[n].name)
+			break;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort_r(files, n, sizeof(*files), newest_first, (void *)r);
+	*out = files;
+	return n;
+}
+
+static void free_found(struct found *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(files[i].name);
+	free(files);
+}
+
+static bool written_since(const struct timespec *mtime, const struct timespec *since)
+{
+	return mtime->tv_sec != since->tv_sec ? mtime->tv_sec > since->tv_sec : mtime->tv_nsec >= since->tv_nsec;
+}
+
+/* A new life of a --workers worker continues the ring its earlier lives wrote
+ * (the files of its name last written since adopt_since): the numbering goes on
+ * from the newest, and with files:N the N newest take the slots they would have
+ * had, so that the next file replaces the oldest of them; older ones go now.  A
+ * crash loop must not fill the disk with one more ring per life. */
+static void adopt(struct ring *r)
+{
+	unsigned int n_files = r->opts.files, k = 0;
+	struct found *f;
+	size_t n = list_numbered(r, &f);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!written_since(&f[i].mtime, &r->opts.adopt_since))
+			continue;
+		if (k++ == 0)
+			r->count = (unsigned int)strtoul(f[i].name + r->prefix_len + 1, NULL, 10);
+		if (!n_files)
+			break;
+		if (k <= n_files)
+			memcpy(r->names + (size_t)((r->count % n_files + n_files - k) % n_files) * r->stride,
+			       f[i].name, r->stride);
+		else
+			unlinkat(r->opts.dirfd, f[i].name, 0);
+	}
+	free_found(f, n);
+}
+
 struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, time_t now)
 {
 	size_t path_len, stride, slots;
@@ -415,6 +534,8 @@ struct ring *ring_open(const struct ring_opts *opts, const struct framing *fmt, 
 	r->prefix_len = ext_offset(r->path);
 	if (!r->numbered)
 		memcpy(r->cur, r->path, path_len + 1);
+	else if (opts->adopt_since.tv_sec || opts->adopt_since.tv_nsec)
+		adopt(r);
 	r->fd = -1;
 
 	if (start_file(r, now) < 0) {
@@ -505,86 +626,19 @@ int ring_reopen(struct ring *r, time_t now)
 	return start_file(r, now);
 }
 
-/* Whether \a name is one of this ring's numbered names: PREFIX_NNNNN_TIME.EXT. */
-static bool ring_name(const struct ring *r, const char *name)
-{
-	const char *p = name + r->prefix_len;
-
-	if (strncmp(name, r->path, r->prefix_len) || *p++ != '_')
-		return false;
-	for (int i = 0; i < 5 + 1 + RING_TIME_LEN; i++, p++)
-		if (i == 5 ? *p != '_' : (unsigned char)(*p - '0') > 9)
-			return false;
-	return !strcmp(p, r->path + r->prefix_len);
-}
-
-/* A numbered file and when it was last written. */
-struct found {
-	char *name;
-	struct timespec mtime;
-};
-
-/* Newest first: by when each was last written, then by the time part and the
- * number of the name (qsort_r with the ring).  The names alone do not tell
- * runs apart that started within one second: each numbers its files from 1. */
-static int newest_first(const void *a, const void *b, void *ring)
-{
-	const struct ring *r = ring;
-	const struct found *f = a, *g = b;
-	const char *x = f->name + r->prefix_len + 1, *y = g->name + r->prefix_len + 1;
-	int c;
-
-	if (f->mtime.tv_sec != g->mtime.tv_sec)
-		return f->mtime.tv_sec < g->mtime.tv_sec ? 1 : -1;
-	if (f->mtime.tv_nsec != g->mtime.tv_nsec)
-		return f->mtime.tv_nsec < g->mtime.tv_nsec ? 1 : -1;
-	c = strncmp(y + 6, x + 6, RING_TIME_LEN);
-	return c ? c : strncmp(y, x, 5);
-}
-
 void ring_files(const struct ring *r, bool (*cb)(int dirfd, const char *name, void *arg), void *arg)
 {
-	struct found *files = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	struct stat sb;
-	DIR *d;
-	int fd;
+	struct found *files;
+	size_t n;
 
 	if (!r->numbered) {
 		cb(r->opts.dirfd, r->path, arg);
 		return;
 	}
-	fd = openat(r->opts.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(d))) {
-		if (!ring_name(r, e->d_name) || fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW))
-			continue;
-		if (n == cap) {
-			struct found *more = realloc(files, (cap ? 2 * cap : 64) * sizeof(*files));
-
-			if (!more)
-				break;
-			files = more;
-			cap = cap ? 2 * cap : 64;
-		}
-		files[n] = (struct found){ strdup(e->d_name), sb.st_mtim };
-		if (!files[n].name)
-			break;
-		n++;
-	}
-	closedir(d);
-	qsort_r(files, n, sizeof(*files), newest_first, (void *)r);
+	n = list_numbered(r, &files);
 	for (size_t i = 0; i < n && cb(r->opts.dirfd, files[i].name, arg); i++)
 		;
-	for (size_t i = 0; i < n; i++)
-		free(files[i].name);
-	free(files);
+	free_found(files, n);
 }
 
 const char *ring_current(const struct ring *r)

@@ -50,12 +50,19 @@ struct ring_opts {
 	unsigned int stop_files; /*!< -a files: writing stops instead of starting numbered file N+1 */
 	mode_t mode;		/*!< file mode before umask, normally 0666 */
 	struct ring_ledger *ledger;	/*!< where to keep its figures; NULL: in the ring */
+	struct timespec adopt_since;	/*!< numbered files of this name last written since then
+					     are earlier lives' of this ring (a --workers worker
+					     that died): continue them; 0: a new ring */
 };
 
 struct ring;
 
 /*! Open the ring; with any -b option, names are PREFIX_NNNNN_YYYYmmddHHMMSS.EXT as
  *  dumpcap makes them, else \a opts->path itself.  The first file is created here.
+ *  Files an earlier run left are never deleted, unless \a opts->adopt_since says they
+ *  are this ring's own: then its numbering goes on from the newest of them, and with
+ *  files:N they count against N, so that only the newest N stay however often the
+ *  process that writes the ring dies and starts again.
  *  Files are opened with O_NOFOLLOW and must be regular files, so that no one who
  *  can write the directory can point the daemon at another file with a link.
  *  \returns NULL with errno on failure: ELOOP for a link, RING_NOT_REGULAR, ... */

@@ -1,4 +1,4 @@
-/* test_ring_rotate.c: dumpcap's -b filesize, files and duration: names, file counts and sizes, every record once. */
+/* test_ring_rotate.c: dumpcap's -b filesize, files and duration: names, file counts and sizes, every record once, over a worker's lives. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <regex.h>
 #include <stdbool.h>
@@ -315,6 +315,48 @@ static void earlier_runs_newest_first(void)
 	   "newest first by when each was last written: %s, %s, %s", o.names[0], o.names[1], o.names[2]);
 }
 
+/* A --workers worker's next life: a ring opened with adopt_since continues the
+ * files of its name written since then, as if it had written them itself: with
+ * files:2 it keeps 2 in all, numbered on; a file of the name written before then
+ * (an earlier run's) is not the ring's and stays. */
+static void a_later_life_continues_the_ring(void)
+{
+	static const char decoy[] = "h/out_00001_19700101000000.pcapng";
+	const struct timespec pause = { 0, 50 * 1000000 };	/* past the file system's coarse clock */
+	const struct timespec long_ago[2] = { { 0, 0 }, { 0, 0 } };
+	struct frames f = { .hdr_width = HDR };
+	struct ring_opts o = { .filesize = FILESIZE, .files = 2, .mode = 0640 };
+	const struct framing fmt = frames_format(&f);
+	struct output_stats st;
+	struct listing l;
+	struct ring *r;
+
+	o.dirfd = subdir(dfd, "h/out.pcapng", &o.path);
+	close(openat(dfd, decoy, O_WRONLY | O_CREAT | O_CLOEXEC, 0640));
+	utimensat(dfd, decoy, long_ago, 0);
+	clock_gettime(CLOCK_REALTIME_COARSE, &o.adopt_since);
+	nanosleep(&pause, NULL);
+	r = ring_open(&o, &fmt, T0);
+	if (!r)
+		BAIL_OUT("ring_open: %s", strerror(errno));
+	write_records(r, 0, 3 * PER_FILE, 1, T0);	/* out_00001..00003; 00001 deleted */
+	ring_close(r);					/* the first life ends */
+	r = ring_open(&o, &fmt, T0);			/* the next: out_00004, 00002 deleted */
+	if (!r)
+		BAIL_OUT("ring_open again: %s", strerror(errno));
+	write_records(r, 3 * PER_FILE, 1, 1, T0);
+	ring_stats(r, &st);
+	ring_close(r);
+
+	is_int(st.files, 1, "the next life opened one file");
+	list_files(dfd, "h", &l);
+	is_int(l.count, 3, "files:2 over both lives: 2 ring files, and the decoy");
+	ok(l.count == 3 && !strcmp(l.name[0], decoy + 2), "a file written before adopt_since is not adopted, never deleted");
+	check_names(&l, 1, "^out_[0-9]{5}_[0-9]{14}\\.pcapng$", 3);
+	is_int(count_records("h", &l, 1, 2 * PER_FILE, 0), PER_FILE + 1,
+	       "they hold the newest records, 18..27, in order");
+}
+
 int main(void)
 {
 	char dir[256];
@@ -329,6 +371,7 @@ int main(void)
 	duration_rotates_at_write_and_tick();
 	names_split_like_dumpcap();
 	earlier_runs_newest_first();
+	a_later_life_continues_the_ring();
 	scratch_remove(dir, dfd);
 	return done_testing();
 }

@@ -4,11 +4,12 @@
 #
 # Usage: test_dissector_times.sh gsmtaplog.so make-fixture gsmtaplog.lua gsmtap-logstat
 # "make-fixture -y" writes YEAR_2262: six lines, the third captured at
-# 2^63 ns + 1 ms, which signed 64-bit nanoseconds do not hold.  The rule
-# (wire/timing.h, timing_rx_ns()): that frame gets an expert info, no delay
-# and no excess, and the stream's smallest delay stays what it was; the
-# delta, a sender-clock figure, is kept.  It once made the C plugin's delay
-# wrap and every later excess huge, and the Lua copy's excess 7.5e9 s.
+# 2^64 - 1 ns (a damaged record), which signed 64-bit nanoseconds do not
+# hold.  The rule (wire/timing.h, timing_rx_ns()): that frame gets an expert
+# info, no delay and no excess, and the stream's smallest delay stays what it
+# was; the delta, a sender-clock figure, is kept.  The C plugin and
+# gsmtap-logstat once took it as -1 ns, a delay of -1.7e9 s that became every
+# later line's excess, and the Lua copy showed +16746744073 s.
 # "make-fixture -e" writes EPOCH_STEP: a capture clock in 1970 for three
 # lines, then in 2023, with odd nanoseconds.  Without a filter the first pass
 # of "tshark -2" has no frame.time, and Lua's double rel_ts, 2^30 s on, is

@@ -212,7 +212,14 @@ static void gtl_stats_init(stats_tree *st)
 		keys64 = g_ptr_array_new_with_free_func(g_free);
 	}
 	g_array_set_size(counts64, 0);
-	g_ptr_array_set_size(keys64, 0);
+}
+
+/* Before stats_tree frees the nodes: the keys its hashes hold are ours now;
+ * destroying a hash does not read them. */
+static void gtl_stats_cleanup(stats_tree *st _U_)
+{
+	if (keys64)
+		g_ptr_array_set_size(keys64, 0);
 }
 
 /* The node of stream s under top, increased by inc (see STREAMS_PER_NODE). */
@@ -339,5 +346,5 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 void gtl_register_stats(void)
 {
 	stats_tree_register_plugin(GTL_TAP_NAME, GTL_TAP_NAME, "GSMTAP log timing", 0,
-				   gtl_stats_packet, gtl_stats_init, NULL);
+				   gtl_stats_packet, gtl_stats_init, gtl_stats_cleanup);
 }

@@ -19,6 +19,7 @@ enum gtl_flag {
 	GTL_TRUNCATED	= 1 << 6,	/*!< text cut at libosmocore's 4096-byte limit */
 	GTL_CUT		= 1 << 8,	/*!< the capture's snaplen cut the datagram */
 	GTL_HAS_LOG	= 1 << 9,	/*!< the log header up to the level was captured: times, ident, pid */
+	GTL_RX_RANGE	= 1 << 10,	/*!< the capture time is outside what 64-bit ns hold: no delay */
 };
 
 /* The flags of a sequence verdict, which a later frame may take back (seq.h, rule 6). */
@@ -44,8 +45,8 @@ struct gtl_frame {
 				     showed it to be a restart (seq.h, rule 6); 0: none */
 	guint32 restart_at;	/*!< that frame's number, 0: none */
 	nstime_t delta;		/*!< sender time since the previous line of this stream and pid */
-	nstime_t delay;		/*!< capture time minus sender time */
-	nstime_t delay_excess;	/*!< delay minus the stream's smallest delay so far, >= 0 */
+	nstime_t delay;		/*!< capture time minus sender time; not with GTL_RX_RANGE */
+	nstime_t delay_excess;	/*!< delay minus the stream's smallest delay so far, >= 0; ditto */
 };
 
 /*! What the dissector queues to the tap for each GSMTAP log datagram. */

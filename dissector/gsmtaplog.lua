@@ -245,6 +245,15 @@ local function timing_delay(d, sent, rx)
 	return delay, sub(delay, d.min)
 end
 
+-- timing_rx_ns(): a capture time that signed 64-bit nanoseconds hold, 1970 to
+-- 2262-04-11 23:47:16.854775807; one outside has no delay and leaves the
+-- stream's smallest delay as it was.
+local RX_MAX = NSTime(9223372036, 854775807)
+
+local function rx_in_range(t)
+	return t.secs >= 0 and not before(RX_MAX, t)
+end
+
 -- The protocol, its fields and expert infos: as proto_register_gsmtaplog().
 local proto = Proto("GSMTAPlog", "GSMTAP log timing analysis")
 local hf = {
@@ -283,8 +292,12 @@ local ei = {
 		expert.group.UNDECODED, expert.severity.NOTE),
 	malformed = ProtoExpert.new("gsmtaplog.expert.malformed", "Not a GSMTAP log datagram: short or malformed header",
 		expert.group.MALFORMED, expert.severity.ERROR),
+	rx_range = ProtoExpert.new("gsmtaplog.expert.rx_range",
+		"Capture time outside 1970 to 2262 (64-bit ns): no delay, the stream's smallest delay kept",
+		expert.group.MALFORMED, expert.severity.WARN),
 }
-proto.experts = { ei.lost, ei.reordered, ei.duplicate, ei.restart, ei.clock_back, ei.truncated, ei.cut, ei.malformed }
+proto.experts = { ei.lost, ei.reordered, ei.duplicate, ei.restart, ei.clock_back, ei.truncated, ei.cut, ei.malformed,
+		  ei.rx_range }
 
 proto.prefs["udp.ports"] = Pref.range("Additional UDP ports", "",
 	"UDP ports besides 4729 that carry GSMTAP log datagrams, such as a " ..
@@ -294,10 +307,14 @@ proto.prefs["udp.ports"] = Pref.range("Additional UDP ports", "",
 -- century; frame.time is exact but only there when a tree is built, which the
 -- first pass of "tshark -2" without a filter does not.  pinfo.rel_ts, the time
 -- since the first frame, is exact to the nanosecond when rounded for up to 2^22
--- s (48 days) from the first frame.  The delay excess, a difference of delays,
--- needs one clock throughout: frame.time, or, when the first line of the pass
--- came without a tree, rel_ts (captured_clock()).  The delay itself is
--- computed when shown, from frame.time.
+-- s (48 days) from the first frame, and no longer beyond: a capture clock that
+-- stepped from 1970 to 2023 puts the later frames 2^30 s on, where a double
+-- holds 238 ns steps.  The delay excess, a difference of delays, needs one
+-- clock throughout: frame.time, or, when the first line of the pass came
+-- without a tree, rel_ts (captured_clock()); and then, on the pass that shows
+-- the frames in order with a tree (the second of "tshark -2"), each stream's
+-- excess is worked out again from frame.time (exact_excess()).  The delay
+-- itself is computed when shown, from frame.time.
 local frame_time = Field.new("frame.time")
 
 local function since_first_frame(pinfo)
@@ -326,7 +343,8 @@ local function reset()
 end
 
 -- The capture clock of the excess: frame.time where there is one, else
--- first_frame_at + rel_ts, the same clock.
+-- first_frame_at + rel_ts, the same clock; and whether the frame's capture
+-- time is in rx_in_range(), judged by pinfo.abs_ts when there is no frame.time.
 local function captured_clock(pinfo)
 	local t = frame_time()
 
@@ -334,9 +352,10 @@ local function captured_clock(pinfo)
 		first_frame_at = t and sub(t.value, since_first_frame(pinfo)) or false
 	end
 	if not first_frame_at then
-		return since_first_frame(pinfo)
+		return since_first_frame(pinfo), pinfo.abs_ts >= 0 and pinfo.abs_ts <= 9223372036.854775807
 	end
-	return t and t.value or first_frame_at + since_first_frame(pinfo)
+	t = t and t.value or first_frame_at + since_first_frame(pinfo)
+	return t, rx_in_range(t)
 end
 reset()
 proto.init = reset
@@ -348,7 +367,7 @@ local function stream_lookup(pinfo)
 	local s = streams[key]
 	if not s then
 		s = { index = next_stream, seq = { last = 0, held = 0 }, ident = "", threads = {},
-		      delay = { have = false } }
+		      delay = { have = false }, exact = { delay = { have = false }, lines = 0, done = 0 } }
 		next_stream = next_stream + 1
 		streams[key] = s
 	end
@@ -440,7 +459,7 @@ local function analyse_seq(s, fr, num, sent, same_sender)
 	s.held_sent = sent
 end
 
-local function analyse_time(s, fr, sent, rx)
+local function analyse_time(s, fr, sent, rx, in_range)
 	local t = thread_of(s, fr.pid)
 	local has_delta, clock_back, delta = timing_delta(t, sent, fr.reordered or fr.duplicate)
 
@@ -452,7 +471,33 @@ local function analyse_time(s, fr, sent, rx)
 		fr.clock_back = true
 	end
 	fr.sent = sent
-	fr.delay_excess = select(2, timing_delay(s.delay, sent, rx))
+	fr.rx_range = not in_range
+	if not fr.rx_range then
+		fr.delay_excess = select(2, timing_delay(s.delay, sent, rx))
+	end
+	-- Timed by rel_ts: its place among the stream's lines, for exact_excess().
+	if not first_frame_at then
+		s.exact.lines = s.exact.lines + 1
+		fr.exact, fr.line = s.exact, s.exact.lines
+	end
+end
+
+-- The excess of a line timed by rel_ts on the first pass, again from its
+-- frame.time, once every earlier line of its stream has been: the same rule
+-- on the exact clock, frame by frame in capture order, as the C plugin's first
+-- pass.  A frame shown out of order (the GUI jumping ahead) keeps rel_ts's.
+local function exact_excess(fr, captured_at)
+	local e = fr.exact
+
+	if not e or e.done ~= fr.line - 1 then
+		return
+	end
+	fr.rx_range = not rx_in_range(captured_at)
+	if not fr.rx_range then
+		fr.delay_excess = select(2, timing_delay(e.delay, fr.sent, captured_at))
+	end
+	e.done = fr.line
+	fr.exact = nil
 end
 
 -- The first-pass analysis of one datagram: as analyse() in packet-gsmtaplog.c.
@@ -551,9 +596,16 @@ local function show(tvb, pinfo, tree, fr)
 	end
 	local captured_at = frame_time()
 	if captured_at then
-		generated(ti, hf.delay, sub(captured_at.value, fr.sent))
+		exact_excess(fr, captured_at.value)
 	end
-	generated(ti, hf.delay_excess, fr.delay_excess)
+	if fr.rx_range then
+		ti:add_proto_expert_info(ei.rx_range)
+	else
+		if captured_at then
+			generated(ti, hf.delay, sub(captured_at.value, fr.sent))
+		end
+		generated(ti, hf.delay_excess, fr.delay_excess)
+	end
 	if fr.truncated then
 		ti:add_proto_expert_info(ei.truncated)
 	end

@@ -53,6 +53,7 @@ static expert_field ei_gsmtaplog_clock_back = EI_INIT;
 static expert_field ei_gsmtaplog_truncated = EI_INIT;
 static expert_field ei_gsmtaplog_cut = EI_INIT;
 static expert_field ei_gsmtaplog_malformed = EI_INIT;
+static expert_field ei_gsmtaplog_rx_range = EI_INIT;
 
 static int gsmtaplog_tap = -1;
 
@@ -237,7 +238,7 @@ static void nstime_from_ns(nstime_t *t, gint64 ns)
 static void analyse_time(struct stream_state *s, struct gtl_frame *fr, gint64 sent, const nstime_t *captured)
 {
 	struct timing_pid *t = thread_of(s, fr->pid);
-	gint64 delta, delay, excess;
+	gint64 delta, rx, delay, excess;
 	unsigned flags;
 
 	flags = timing_delta(t, sent, (fr->flags & (GTL_REORDERED | GTL_DUPLICATE)) != 0, &delta);
@@ -248,7 +249,11 @@ static void analyse_time(struct stream_state *s, struct gtl_frame *fr, gint64 se
 	if (flags & TIMING_CLOCK_BACK)
 		fr->flags |= GTL_CLOCK_BACK;
 
-	timing_delay(&s->delay, sent, (gint64)captured->secs * NS_PER_SEC + captured->nsecs, &delay, &excess);
+	if (!timing_rx_ns(captured->secs, captured->nsecs, &rx)) {
+		fr->flags |= GTL_RX_RANGE;
+		return;
+	}
+	timing_delay(&s->delay, sent, rx, &delay, &excess);
 	nstime_from_ns(&fr->delay, delay);
 	nstime_from_ns(&fr->delay_excess, excess);
 }
@@ -366,10 +371,14 @@ static void show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const stru
 		if (fr->flags & GTL_CLOCK_BACK)
 			expert_add_info(pinfo, pi, &ei_gsmtaplog_clock_back);
 	}
-	pi = proto_tree_add_time(st, hf_gsmtaplog_delay, tvb, 0, 0, &fr->delay);
-	proto_item_set_generated(pi);
-	pi = proto_tree_add_time(st, hf_gsmtaplog_delay_excess, tvb, 0, 0, &fr->delay_excess);
-	proto_item_set_generated(pi);
+	if (fr->flags & GTL_RX_RANGE) {
+		expert_add_info(pinfo, ti, &ei_gsmtaplog_rx_range);
+	} else {
+		pi = proto_tree_add_time(st, hf_gsmtaplog_delay, tvb, 0, 0, &fr->delay);
+		proto_item_set_generated(pi);
+		pi = proto_tree_add_time(st, hf_gsmtaplog_delay_excess, tvb, 0, 0, &fr->delay_excess);
+		proto_item_set_generated(pi);
+	}
 
 	if (fr->flags & GTL_TRUNCATED)
 		expert_add_info(pinfo, ti, &ei_gsmtaplog_truncated);
@@ -486,6 +495,10 @@ void proto_register_gsmtaplog(void)
 		{ &ei_gsmtaplog_malformed,
 		  { "gsmtaplog.expert.malformed", PI_MALFORMED, PI_ERROR,
 		    "Not a GSMTAP log datagram: short or malformed header", EXPFILL } },
+		{ &ei_gsmtaplog_rx_range,
+		  { "gsmtaplog.expert.rx_range", PI_MALFORMED, PI_WARN,
+		    "Capture time outside 1970 to 2262 (64-bit ns): no delay, the stream's smallest delay kept",
+		    EXPFILL } },
 	};
 	expert_module_t *expert;
 	module_t *module;

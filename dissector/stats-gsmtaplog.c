@@ -58,6 +58,18 @@ static struct hist_nodes hist_delta = { NODE_DELTA, 0, -1, false };
 static int st_node_lines = -1;
 static int st_node_expected = -1;
 
+/*
+ * stats_tree counts in an int, but lines expected and lost can pass it: rule
+ * 3 counts a gap of up to 2^31 at once, so three jumps lose 6442450944
+ * (gsmtap-logd -r's figure).  Their rows are counted here in 64 bits, by node
+ * id; the Count column shows that count while an int holds it, and
+ * 2147483647 beyond (more would turn the Average, Rate and Percent columns,
+ * which divide by it as an int, negative), where the row's name says the
+ * count: "Lost: 6442450944".  The name it had stays the key it is found by.
+ */
+static GArray *counts64;	/* gint64 per node id, 0: never counted */
+static GPtrArray *keys64;	/* per node id: the name it had before it showed its count */
+
 /* Microseconds, clamped into the int that stats_tree counts in: a step of
  * more than 2147 s shows as that limit, with its sign. */
 static int usec_of(const nstime_t *t)
@@ -82,6 +94,43 @@ static void set_range(stats_tree *st, int id, int floor, int ceil)
 	n->rng = g_new(range_pair_t, 1);
 	n->rng->floor = floor;
 	n->rng->ceil = ceil;
+}
+
+/* Add \a v to row \a id's 64-bit count (see counts64). */
+static void add_count(stats_tree *st, int id, gint64 v)
+{
+	stat_node *n = node_of(st, id);
+	gint64 *c;
+
+	if ((guint)id >= counts64->len)
+		g_array_set_size(counts64, id + 1);
+	if ((guint)id >= keys64->len)
+		g_ptr_array_set_size(keys64, id + 1);
+	c = &g_array_index(counts64, gint64, id);
+	*c += v;
+	n->counter = (gint)CLAMP(*c, 0, G_MAXINT);
+	if (*c <= G_MAXINT && !g_ptr_array_index(keys64, id))
+		return;
+	if (!g_ptr_array_index(keys64, id))
+		g_ptr_array_index(keys64, id) = n->name;	/* the hashes' key */
+	else
+		g_free(n->name);
+	n->name = *c > G_MAXINT ?
+		g_strdup_printf("%s: %" G_GINT64_FORMAT, (char *)g_ptr_array_index(keys64, id), *c) :
+		g_strdup((char *)g_ptr_array_index(keys64, id));
+}
+
+/* Lines expected: \a v more in the stream's row \a stream and every row above it. */
+static void count_expected(stats_tree *st, int stream, gint64 v)
+{
+	for (stat_node *n = node_of(st, stream); n->parent; n = n->parent)
+		add_count(st, n->id, v);
+}
+
+/* The stream's "Lost" row under \a expected (a parent, for its id). */
+static int lost_node(stats_tree *st, int expected)
+{
+	return increase_stat_node(st, "Lost", expected, TRUE, 0);
 }
 
 /* A row with a value from the start: its minimum is 0 (see above). */
@@ -158,6 +207,19 @@ static void gtl_stats_init(stats_tree *st)
 	hist_excess.first = hist_delta.first = 0;
 	hist_excess.last = hist_delta.last = -1;
 	hist_excess.negative = hist_delta.negative = false;
+	if (!counts64) {
+		counts64 = g_array_new(FALSE, TRUE, sizeof(gint64));
+		keys64 = g_ptr_array_new_with_free_func(g_free);
+	}
+	g_array_set_size(counts64, 0);
+}
+
+/* Before stats_tree frees the nodes: the keys its hashes hold are ours now;
+ * destroying a hash does not read them. */
+static void gtl_stats_cleanup(stats_tree *st _U_)
+{
+	if (keys64)
+		g_ptr_array_set_size(keys64, 0);
 }
 
 /* The node of stream s under top, increased by inc (see STREAMS_PER_NODE). */
@@ -188,8 +250,10 @@ static int stream_node(stats_tree *st, int top, const struct gtl_stream *s, int 
 static void add_to_row(stats_tree *st, int id, int value)
 {
 	stat_node *n = node_of(st, id);
+	const char *key = (guint)id < keys64->len && g_ptr_array_index(keys64, id) ?
+			  (const char *)g_ptr_array_index(keys64, id) : n->name;
 
-	avg_stat_node_add_value_notick(st, n->name, n->parent->id, FALSE, value);
+	avg_stat_node_add_value_notick(st, key, n->parent->id, FALSE, value);
 }
 
 /* A delta into its thread's Average / Min / Max and into the histogram. */
@@ -214,8 +278,10 @@ static void take_back(stats_tree *st, int stream, const struct gtl_stream *s, gu
 	increase_stat_node(st, "Restarts", stream, FALSE, 1);
 	/* The loss that its fill took back stands again. */
 	if (filled) {
-		increase_stat_node(st, NODE_EXPECTED, 0, TRUE, 1);
-		increase_stat_node(st, "Lost", stream_node(st, st_node_expected, s, 1), FALSE, 1);
+		int expected = stream_node(st, st_node_expected, s, 0);
+
+		count_expected(st, expected, 1);
+		add_count(st, lost_node(st, expected), 1);
 	}
 }
 
@@ -226,7 +292,9 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	const struct gtl_tap *tap = (const struct gtl_tap *)p;
 	const struct gtl_frame *fr = tap->frame;
 	/* A late arrival that fills a gap takes back the loss counted for it. */
-	int lost = (int)fr->lost - ((fr->flags & GTL_FILLED) ? 1 : 0);
+	gint64 lost = (gint64)fr->lost - ((fr->flags & GTL_FILLED) ? 1 : 0);
+	/* Rule 3's largest gap, 2^31, is one beyond stats_tree's int. */
+	int lost_int = (int)MIN(fr->lost, G_MAXINT);
 	const char *level;
 	char name[128];
 	int stream, expected, ident, thread;
@@ -241,12 +309,12 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 
 	/* Lost lines are none of the lines received, so they are counted under
 	 * received + lost, where the Percent column is the stream's loss rate. */
-	increase_stat_node(st, NODE_EXPECTED, 0, TRUE, 1 + lost);
-	expected = stream_node(st, st_node_expected, fr->stream, 1 + lost);
-	add_to_row(st, expected, (int)fr->lost);
-	add_to_row(st, st_node_expected, (int)fr->lost);
+	expected = stream_node(st, st_node_expected, fr->stream, 0);
+	count_expected(st, expected, 1 + lost);
+	add_to_row(st, expected, lost_int);
+	add_to_row(st, st_node_expected, lost_int);
 	tick_stat_node(st, "Received", expected, FALSE);
-	increase_stat_node(st, "Lost", expected, FALSE, lost);
+	add_count(st, lost_node(st, expected), lost);
 	if (tap->retract)
 		take_back(st, stream, fr->stream, tap->retract);
 	if (fr->verdict != WIRE_OK || !(fr->flags & GTL_HAS_LOG))
@@ -263,11 +331,13 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	}
 	tick_stat_node(st, level, thread, FALSE);
 
-	add_to_row(st, stream, usec_of(&fr->delay_excess));
-	add_to_row(st, st_node_lines, usec_of(&fr->delay_excess));
-	/* The histogram's own count is the total; tick_range leaves it at 0. */
-	tick_stat_node(st, NODE_EXCESS, 0, TRUE);
-	tick_bucket(st, &hist_excess, usec_of(&fr->delay_excess));
+	if (!(fr->flags & GTL_RX_RANGE)) {
+		add_to_row(st, stream, usec_of(&fr->delay_excess));
+		add_to_row(st, st_node_lines, usec_of(&fr->delay_excess));
+		/* The histogram's own count is the total; tick_range leaves it at 0. */
+		tick_stat_node(st, NODE_EXCESS, 0, TRUE);
+		tick_bucket(st, &hist_excess, usec_of(&fr->delay_excess));
+	}
 	if (fr->flags & GTL_HAS_DELTA)
 		tick_delta(st, thread, &fr->delta);
 	return TAP_PACKET_REDRAW;
@@ -276,5 +346,5 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 void gtl_register_stats(void)
 {
 	stats_tree_register_plugin(GTL_TAP_NAME, GTL_TAP_NAME, "GSMTAP log timing", 0,
-				   gtl_stats_packet, gtl_stats_init, NULL);
+				   gtl_stats_packet, gtl_stats_init, gtl_stats_cleanup);
 }

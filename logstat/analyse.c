@@ -257,7 +257,7 @@ static void hold(struct analysis *a, struct ls_stream *ls, uint32_t pid, int64_t
 /* A selected, well-formed line: counts, histograms, the largest gaps, pairs. */
 static void analyse_line(struct analysis *a, struct ls_stream *ls, struct ls_thread *t,
 			 const struct wire_log *log, int64_t rx_ns, unsigned tflags, int64_t delta_ns,
-			 int64_t excess_ns, bool late, const struct ls_line *line)
+			 const int64_t *excess_ns, bool late, const struct ls_line *line)
 {
 	int lv = level_slot(log->level);
 
@@ -266,12 +266,15 @@ static void analyse_line(struct analysis *a, struct ls_stream *ls, struct ls_thr
 	ls->level[lv]++;
 	t->lines++;
 	t->level[lv]++;
-	if (!ls->first_rx || rx_ns < ls->first_rx)
-		ls->first_rx = rx_ns;
-	if (rx_ns > ls->last_rx)
-		ls->last_rx = rx_ns;
-	timing_hist_add(&ls->excess, excess_ns / NS_PER_USEC);
-	timing_hist_add(&a->excess, excess_ns / NS_PER_USEC);
+	/* No excess: a capture time outside timing_rx_ns(), which has no place in the span either. */
+	if (excess_ns) {
+		if (!ls->first_rx || rx_ns < ls->first_rx)
+			ls->first_rx = rx_ns;
+		if (rx_ns > ls->last_rx)
+			ls->last_rx = rx_ns;
+		timing_hist_add(&ls->excess, *excess_ns / NS_PER_USEC);
+		timing_hist_add(&a->excess, *excess_ns / NS_PER_USEC);
+	}
 	if (tflags & TIMING_HAS_DELTA) {
 		timing_hist_add(&ls->gap, delta_ns / NS_PER_USEC);
 		timing_hist_add(&a->gap, delta_ns / NS_PER_USEC);
@@ -310,7 +313,8 @@ void analysis_record(void *ctx, const struct rx_record *r)
 	unsigned int parts = WIRE_CUT_SEQ | WIRE_CUT_LINE;
 	enum wire_verdict v = r->sent_len > r->len ? decode_cut(a, r, &log, &parts) :
 			      wire_decode(r->data, r->len, &log);
-	int64_t rx_ns = (int64_t)rx_time_ns(&r->rx_time), delta_ns = 0, delay_ns, excess_ns;
+	int64_t rx_ns, delta_ns = 0, delay_ns, excess_ns;
+	bool rx_ok = timing_rx_ns(r->rx_time.tv_sec, r->rx_time.tv_nsec, &rx_ns);
 	const struct stream *s = streams_account(a->table, (const struct sockaddr *)&r->src, NULL, v, &log, &r->rx_time, false);
 	struct ls_stream *ls = stream_of(a, s);
 	struct ls_thread *t;
@@ -325,11 +329,18 @@ void analysis_record(void *ctx, const struct rx_record *r)
 	a->datagrams++;
 	if (r->sent_len > r->len && (v == WIRE_OK || v == WIRE_NOT_LOG) && !(parts & WIRE_CUT_SEQ))
 		a->cut_unnumbered++;
-	if (!a->first_rx || rx_ns < a->first_rx)
-		a->first_rx = rx_ns;
-	if (rx_ns > a->last_rx)
-		a->last_rx = rx_ns;
-	if (a->bins && !a->bin_start)
+	/* A capture time 64-bit ns do not hold, a damaged record's, is no delay and no
+	 * end of the span; the picture and the time filter take the latest one before it. */
+	if (!rx_ok) {
+		a->rx_range++;
+		rx_ns = a->last_rx;
+	} else {
+		if (!a->first_rx || rx_ns < a->first_rx)
+			a->first_rx = rx_ns;
+		if (rx_ns > a->last_rx)
+			a->last_rx = rx_ns;
+	}
+	if (a->bins && !a->bin_start && rx_ok)
 		a->bin_start = rx_ns;
 	ls->counts = s->counts;
 	if (v != WIRE_OK)
@@ -354,12 +365,13 @@ void analysis_record(void *ctx, const struct rx_record *r)
 	}
 	memcpy(t->ident, s->ident, sizeof(t->ident));
 	tflags = timing_delta(&t->timing, timing_sent_ns(log.sec, log.usec), late, &delta_ns);
-	timing_delay(&ls->delay, timing_sent_ns(log.sec, log.usec), rx_ns, &delay_ns, &excess_ns);
+	if (rx_ok)
+		timing_delay(&ls->delay, timing_sent_ns(log.sec, log.usec), rx_ns, &delay_ns, &excess_ns);
 	sel = selected(&a->opt.filter, &log, rx_ns);
 	if (a->opt.keep_lines)
 		ls_line_copy(&line, &log, ls->index, rx_ns);
 	if (sel)
-		analyse_line(a, ls, t, &log, rx_ns, tflags, delta_ns, excess_ns, late, &line);
+		analyse_line(a, ls, t, &log, rx_ns, tflags, delta_ns, rx_ok ? &excess_ns : NULL, late, &line);
 	if (s->step.held)
 		hold(a, ls, log.pid, timing_sent_ns(log.sec, log.usec), tflags, delta_ns, sel, &line);
 	if (a->bins)

@@ -122,6 +122,8 @@ struct analysis {
 	uint64_t datagrams, lines, selected;
 	uint64_t cut_unnumbered;	/*!< datagrams a snap length cut before their sequence number:
 					     their losses cannot be counted */
+	uint64_t rx_range;		/*!< datagrams captured at a time 64-bit ns do not hold
+					     (timing_rx_ns()): no delay, no place in the time span */
 	int64_t first_rx, last_rx;	/*!< of every datagram */
 	bool out_of_memory;
 };

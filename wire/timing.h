@@ -20,7 +20,8 @@
  * - buckets: bpftrace's hist(): 0, 1, [2, 4), [4, 8), ... and one bucket for
  *   negative values.
  *
- * All times are signed nanoseconds since the epoch (enough until 2262).
+ * All times are signed nanoseconds since the epoch (enough until 2262).  A
+ * capture time that they do not hold (timing_rx_ns()) is no line's delay.
  */
 
 #define NS_PER_SEC	1000000000
@@ -49,6 +50,22 @@ enum timing_flag {
 static inline int64_t timing_sent_ns(uint32_t sec, uint32_t usec)
 {
 	return ((int64_t)sec + usec / 1000000) * NS_PER_SEC + (int64_t)(usec % 1000000) * NS_PER_USEC;
+}
+
+/*! The capture time \a sec s + \a nsec ns (0 <= nsec < 10^9) in ns since the epoch, when
+ *  0..INT64_MAX ns hold it: 1970-01-01 to 2262-04-11 23:47:16.854775807 UTC.  A time
+ *  outside, a damaged record or a clock gone astray, has no delay: the caller leaves
+ *  timing_delay() out, so that it does not become the stream's smallest delay and
+ *  every later line's excess.  (Before 1970 no capture format can say; after 2262,
+ *  pcapng's 64-bit ns can.)  The delay of a time inside always fits: the sender's
+ *  time is 0..2^32 s.
+ *  \returns false for a time outside */
+static inline bool timing_rx_ns(int64_t sec, int64_t nsec, int64_t *rx_ns)
+{
+	if (sec < 0 || sec > (INT64_MAX - nsec) / NS_PER_SEC)
+		return false;
+	*rx_ns = sec * NS_PER_SEC + nsec;
+	return true;
 }
 
 /*! The delta of a line sent at \a sent_ns against its pid's previous in-order line.

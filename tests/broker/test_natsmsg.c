@@ -32,7 +32,7 @@ static int decode_with(const char *key, const char *value, struct rx_record *out
 	memcpy(d + WIRE_PREFIX_LEN, "hello", 5);
 	r.src = v4("10.0.0.7", 40123);
 	r.dst = v4("10.0.0.1", 4729);
-	if (natsmsg_encode(&m, "gsmtap.edge1.10_0_0_7_40123", "edge1", "1.2.3", &r) != NATS_OK)
+	if (natsmsg_encode(&m, "gsmtap.edge1.10_0_0_7_40123", "edge1", "1.2.3", false, &r) != NATS_OK)
 		BAIL_OUT("natsmsg_encode failed");
 	if (key && value)
 		natsMsgHeader_Set(m, key, value);
@@ -62,19 +62,19 @@ static void round_trip(void)
 	wire_encode_prefix(d, &(struct wire_log){ .seq = 7, .pid = 42, .sec = 5, .usec = 6 });
 	in.src = v4("10.0.0.7", 40123);
 	in.dst = v4("10.0.0.1", 4729);
-	natsmsg_encode(&m, "s", "edge2", "1764632673178562310.77.9", &in);
+	natsmsg_encode(&m, "s", "edge2", "1764632673178562310.77.9", false, &in);
 	natsMsgHeader_Get(m, NATSMSG_ID, &id);
 	ok(id && !strcmp(id, "edge2/10.0.0.7:40123/42/7/5.000006"),
 	   "Nats-Msg-Id names the edge first: two sites' senders alike in all else are two messages (%s)", id);
 	natsMsg_Destroy(m);
 
 	wire_encode_prefix(d, &(struct wire_log){ .seq = 0, .pid = 42, .sec = 5, .usec = 6 });
-	natsmsg_encode(&m, "s", "edge2", "1764632673178562310.77.9", &in);
+	natsmsg_encode(&m, "s", "edge2", "1764632673178562310.77.9", false, &in);
 	natsMsgHeader_Get(m, NATSMSG_ID, &id);
 	ok(id && !strcmp(id, "edge2/1764632673178562310.77.9"),
 	   "an unnumbered datagram's is the edge's name for the record: published again, stored once (%s)", id);
 	natsMsg_Destroy(m);
-	natsmsg_encode(&m, "s", "edge2", NULL, &in);
+	natsmsg_encode(&m, "s", "edge2", NULL, false, &in);
 	ok(natsMsgHeader_Get(m, NATSMSG_ID, &id) == NATS_NOT_FOUND, "without one, none");
 	natsMsg_Destroy(m);
 }

@@ -303,6 +303,37 @@ js_publish() {
 	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" publish "$@"
 }
 
+# js_take_ids SUBJECT BODY ID_PREFIX FIRST LAST: another publisher publishes BODY to SUBJECT under each
+# Nats-Msg-Id ID_PREFIX<N>, N = FIRST..LAST, before an edge does; how many the stream stored on stdout.
+js_take_ids() {
+	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" take-ids "$@"
+}
+
+# js_dump STREAM: "SEQ<TAB>SUBJECT<TAB>NATS-MSG-ID<TAB>BODY" for every message STREAM stores (nats-api.py).
+js_dump() {
+	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" dump "$@"
+}
+
+# send_lines PORT FIRST LAST: log datagrams with the texts "line FIRST" .. "line LAST" to 127.0.0.1:PORT, from
+# one socket, not numbered (frame_number 0): the edge names each itself (Nats-Msg-Id EDGE/RUN.N).
+send_lines() {
+	python3 - "$@" <<-'EOF'
+	import socket, struct, sys, time
+	port, first, last = map(int, sys.argv[1:])
+	s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+	gsmtap = struct.pack('!BBBBHbbIBBBB', 2, 4, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	for i in range(first, last + 1):
+	    log = struct.pack('!II16sIB3x16s32sI', int(time.time()), 0, b'lines', 1, 3, b'MAIN', b'lines.c', i)
+	    s.sendto(gsmtap + log + f'line {i}'.encode(), ('127.0.0.1', port))
+	    time.sleep(0.001)
+	EOF
+}
+
+# stored_lines FILE: from a js_dump, how many messages hold a text "line N", and how many distinct N.
+stored_lines() {
+	grep -oE "line [0-9]+['\"]\$" "$1" | tr -d "'\"" | sort | awk '{ n++ } $0 != last { u++; last = $0 } END { print n + 0, u + 0 }'
+}
+
 # consumer_delete NAME: an operator deletes the durable consumer NAME of the stream GSMTAP.
 consumer_delete() {
 	js_api "\$JS.API.CONSUMER.DELETE.GSMTAP.$1" | grep -q '"success":true'

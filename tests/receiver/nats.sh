@@ -130,6 +130,16 @@ start_edge() {
 	wait_for "$T/$name.err" 'gsmtap-logd: listening' || bail "edge $name did not start: $(cat "$T/$name.err")"
 }
 
+# start_relay I: a relay to node I (nats-proxy.py) on a free port, RELAY; while $T/drop exists, nothing node I
+# says reaches its clients.  With NATS_CLUSTER_EXTRA="no_advertise: true" the relay is all a client given
+# only its URL knows of the cluster.
+start_relay() {
+	RELAY=$(free_tcp_ports 1)
+	python3 "$SRCDIR/tests/receiver/nats-proxy.py" "$RELAY" "${NATS_PORTS[$1]}" "$T/drop" >"$T/relay.out" 2>&1 &
+	RELAY_PID=$!
+	wait_for "$T/relay.out" listening || bail "the relay did not start: $(cat "$T/relay.out")"
+}
+
 # start_archiver NAME ARGS...: a collector reading the stream into $T/NAME/archive.pcapng; stderr appended to
 # $T/NAME.err (one run after another), and its start waited for.  -q unless ARCH_QUIET is set empty (then its
 # summary has a line per sender stream).
@@ -147,12 +157,17 @@ start_archiver() {
 	bail "archiver $name did not start: $(tail -5 "$T/$name.err")"
 }
 
-# edge_and_archiver: the usual cast, each start bailing out if it fails: a 3-node
-# cluster, edge1 listening on a free port (P1), the archiver arch.
-edge_and_archiver() {
+# cluster_and_edge ARGS...: a 3-node cluster and edge1 listening on a free port (P1), with ARGS, each start
+# bailing out if it fails.
+cluster_and_edge() {
 	nats_cluster 3
 	P1=$(free_udp_port)
-	start_edge edge1 "$P1"
+	start_edge edge1 "$P1" "$@"
+}
+
+# edge_and_archiver: the usual cast: cluster_and_edge, and the archiver arch.
+edge_and_archiver() {
+	cluster_and_edge
 	start_archiver arch
 }
 

@@ -10,10 +10,7 @@ WINDOW=2
 
 NATS_CLUSTER_EXTRA="no_advertise: true"	# the relay is all the edge knows of the cluster: no way around it
 nats_cluster 3
-RELAY=$(free_tcp_ports 1)
-python3 "$SRCDIR/tests/receiver/nats-proxy.py" "$RELAY" "${NATS_PORTS[1]}" "$T/drop" >"$T/relay.out" 2>&1 &
-RELAY_PID=$!
-wait_for "$T/relay.out" listening || bail "the relay did not start: $(cat "$T/relay.out")"
+start_relay 1
 P1=$(free_udp_port)
 NATS_URLS=nats://127.0.0.1:$RELAY start_edge edge1 "$P1" --nats-duplicate-window "$WINDOW"
 ok 0 "3 nodes, a relay to node 1, and an edge publishing through it started"

@@ -8,9 +8,7 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
 
-nats_cluster 3
-P1=$(free_udp_port)
-start_edge edge1 "$P1"
+cluster_and_edge
 ok 0 "3 nodes and an edge started"
 send_lines "$P1" 1 10
 wait_until 60 stream_holds 10

@@ -41,6 +41,8 @@ stop edge1
 stop arch
 is "$(output_figure edge1 written) $(output_figure edge1 unwritten) $(figure arch written)" "60 0 60" \
 	"the edge confirmed 60, lost none; the archiver wrote 60"
+! grep -q -e "$EDGE1_PASS" -e "$ARCHIVER_PASS" "$T/edge1.err" "$T/arch.err"
+ok $? "no password in what the edge and the archiver say: $(output_figure edge1 file)"
 show edge1 arch
 stop_cluster
 done_testing

@@ -116,6 +116,44 @@ static void status_lookalike(void)
 	natsMsg_Destroy(m);
 }
 
+/* What an edge compares before it takes a "duplicate" answer for a confirmation. */
+static void same_or_taken(void)
+{
+	uint8_t d[WIRE_PREFIX_LEN + 5];
+	struct rx_record r = { .rx_time = { 5, 0 }, .data = d, .len = sizeof(d) };
+	natsMsg *mine = NULL, *other = NULL;
+	const char *id = NULL;
+
+	wire_encode_prefix(d, &(struct wire_log){ .seq = 7, .pid = 42, .sec = 5, .usec = 6 });
+	memcpy(d + WIRE_PREFIX_LEN, "hello", 5);
+	r.src = v4("10.0.0.7", 40123);
+	r.dst = v4("10.0.0.1", 4729);
+	natsmsg_encode(&mine, "s", "edge1", "ab.3", false, &r);
+	r.rx_time.tv_sec = 6;
+	natsmsg_encode(&other, "s", "edge1", "ab.3", false, &r);
+	ok(natsmsg_same(other, mine), "the same datagram received again (another receive time) is the same");
+	natsMsg_Destroy(other);
+	d[WIRE_PREFIX_LEN] = 'j';
+	natsmsg_encode(&other, "s", "edge1", "ab.3", false, &r);
+	ok(!natsmsg_same(other, mine), "other bytes under its id are not");
+	natsMsg_Destroy(other);
+	memcpy(d + WIRE_PREFIX_LEN, "hello", 5);
+	r.src = v4("10.0.0.8", 40123);
+	natsmsg_encode(&other, "s", "edge1", "ab.3", false, &r);
+	ok(!natsmsg_same(other, mine), "nor another sender's");
+	natsMsg_Destroy(other);
+	natsMsg_Create(&other, "s", NULL, "junk", 4);
+	ok(!natsmsg_same(other, mine), "nor junk without headers");
+	natsMsg_Destroy(other);
+	natsMsg_Destroy(mine);
+
+	natsmsg_encode(&mine, "s", "edge1", "ab.3.c0ffee", true, &r);
+	natsMsgHeader_Get(mine, NATSMSG_ID, &id);
+	ok(id && !strcmp(id, "edge1/ab.3.c0ffee"),
+	   "own: a numbered datagram whose id another took is named by the edge (%s)", id);
+	natsMsg_Destroy(mine);
+}
+
 int main(void)
 {
 	if (nats_Open(-1) != NATS_OK)
@@ -123,6 +161,7 @@ int main(void)
 	round_trip();
 	not_ours();
 	status_lookalike();
+	same_or_taken();
 	nats_Close();
 	return done_testing();
 }

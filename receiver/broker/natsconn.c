@@ -150,6 +150,23 @@ fail:
 	return NULL;
 }
 
+void natsconn_servers_shown(char *out, size_t room, const char *servers)
+{
+	size_t n = 0;
+
+	for (const char *p = servers; *p && n + 1 < room; p++) {
+		const char *at = strchr(p, '@'), *comma = strchr(p, ',');
+
+		if (!strncmp(p, "://", 3) && at && (!comma || at < comma)) {
+			n += (size_t)snprintf(out + n, room - n, "://");
+			p = at;
+			continue;
+		}
+		out[n++] = *p;
+	}
+	out[n < room ? n : room - 1] = '\0';
+}
+
 bool natsconn_up(const struct natsconn *c)
 {
 	return natsConnection_Status(c->nc) == NATS_CONN_STATUS_CONNECTED;

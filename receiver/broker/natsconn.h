@@ -59,6 +59,10 @@ struct natsconn {
 struct natsconn *natsconn_open(const struct nats_config *cfg, const char *name, const struct natsconn_events *ev,
 			       char *err);
 
+/*! \a servers (URL[,URL...]) as a summary may say them: without the
+ *  user:password@ or token@ a URL may hold, for logs are read by others. */
+void natsconn_servers_shown(char *out, size_t room, const char *servers);
+
 /*! Whether the connection is up now. */
 bool natsconn_up(const struct natsconn *c);
 

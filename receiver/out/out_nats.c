@@ -619,25 +619,6 @@ static void collector_token(struct out_nats *n)
 	natsmsg_token(n->collector, sizeof(n->collector), n->cfg.collector ? n->cfg.collector : host);
 }
 
-/* The servers for the summary's file=, without the user:password@ or token@
- * a URL may hold: the summary goes to logs that others read. */
-static void servers_shown(char *out, size_t room, const char *servers)
-{
-	size_t n = 0;
-
-	for (const char *p = servers; *p && n + 1 < room; p++) {
-		const char *at = strchr(p, '@'), *comma = strchr(p, ',');
-
-		if (!strncmp(p, "://", 3) && at && (!comma || at < comma)) {
-			n += (size_t)snprintf(out + n, room - n, "://");
-			p = at;
-			continue;
-		}
-		out[n++] = *p;
-	}
-	out[n < room ? n : room - 1] = '\0';
-}
-
 /*! Publishes to req->nats->servers; no file. */
 struct output *out_nats_open(struct output_request *req, const struct ring_opts *ro,
 			     const struct collector *c, time_t now)
@@ -652,7 +633,7 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 		return NULL;
 	n->out.ops = &nats_ops;
 	n->cfg = *req->nats;
-	servers_shown(n->servers, sizeof(n->servers), n->cfg.servers);
+	natsconn_servers_shown(n->servers, sizeof(n->servers), n->cfg.servers);
 	collector_token(n);
 	pthread_mutex_init(&n->mu, NULL);
 	natsconn_cond_init(&n->cond);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "natsconn.h"
 #include "natsmsg.h"
 #include "tap.h"
 #include "wire.h"
@@ -154,6 +155,15 @@ static void same_or_taken(void)
 	natsMsg_Destroy(mine);
 }
 
+/* The servers a summary names: never a URL's credentials. */
+static void servers_shown(void)
+{
+	char out[256];
+
+	natsconn_servers_shown(out, sizeof(out), "nats://edge1:s3cret@a:4222,tls://tok@b:4222,nats://c:4222");
+	ok(!strcmp(out, "nats://a:4222,tls://b:4222,nats://c:4222"), "user:password@ and token@ are left out (%s)", out);
+}
+
 int main(void)
 {
 	if (nats_Open(-1) != NATS_OK)
@@ -162,6 +172,7 @@ int main(void)
 	not_ours();
 	status_lookalike();
 	same_or_taken();
+	servers_shown();
 	nats_Close();
 	return done_testing();
 }

@@ -58,6 +58,7 @@ static const char usage_text[] =
 "      --nats-stream NAME    the stream, created with PREFIX.> when missing\n"
 "                            (default " NATSCONN_STREAM ")\n"
 "      --nats-replicas N     its replicas when created (default 1)\n"
+"      --nats-duplicate-window S  its duplicate window when created (default 120)\n"
 "      --nats-id ID          this collector in subjects and headers (default: host name)\n"
 "      --nats-spool MIB      what is held while the cluster is away (default 64)\n"
 "      --nats-creds FILE     NATS credentials (user JWT and NKey seed); user:password@\n"
@@ -110,7 +111,7 @@ enum { OPT_TEXT = 256, OPT_STDOUT, OPT_COUNT_ONLY, OPT_STATS_INTERVAL, OPT_MAX_S
        OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT,
        OPT_WORKERS, OPT_NATS, OPT_NATS_SUBJECT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_ID,
        OPT_NATS_SPOOL, OPT_NATS_CREDS, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY, OPT_FROM_NATS, OPT_DURABLE,
-       OPT_NATS_ACK_WAIT, OPT_SHM };
+       OPT_NATS_ACK_WAIT, OPT_NATS_DUP_WINDOW, OPT_SHM };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
@@ -152,6 +153,7 @@ static const struct option long_options[] = {
 	{ "from-nats", required_argument, NULL, OPT_FROM_NATS },
 	{ "durable", required_argument, NULL, OPT_DURABLE },
 	{ "nats-ack-wait", required_argument, NULL, OPT_NATS_ACK_WAIT },
+	{ "nats-duplicate-window", required_argument, NULL, OPT_NATS_DUP_WINDOW },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -343,6 +345,8 @@ static void check_nats(struct options *o, bool from_nats, bool to_nats, bool nat
 		o->nats.spool = (size_t)OPTIONS_NATS_SPOOL_MIB << 20;
 	if (!o->nats.ack_wait)
 		o->nats.ack_wait = OPTIONS_NATS_ACK_WAIT;
+	if (!o->nats.dup_window)
+		o->nats.dup_window = OPTIONS_NATS_DUP_WINDOW;
 	if (strpbrk(o->nats.prefix, " \t*>") || !*o->nats.prefix)
 		log_usage("--nats-subject %s: a subject prefix has no spaces, '*' or '>'", o->nats.prefix);
 }
@@ -439,6 +443,7 @@ static void nats_option(struct options *o, int c, const char *arg)
 	case OPT_NATS_KEY: n->tls_key = arg; break;
 	case OPT_DURABLE: n->durable = arg; break;
 	case OPT_NATS_ACK_WAIT: n->ack_wait = number(arg, 1, 3600, "--nats-ack-wait"); break;
+	case OPT_NATS_DUP_WINDOW: n->dup_window = number(arg, 1, 86400, "--nats-duplicate-window"); break;
 	default: log_usage("option code %d is not handled", c);	/* a new option without its case */
 	}
 }

@@ -25,6 +25,7 @@
 /* The NATS output's spool (MiB) and the input's acknowledgement wait (s) by default. */
 #define OPTIONS_NATS_SPOOL_MIB		64
 #define OPTIONS_NATS_ACK_WAIT		30
+#define OPTIONS_NATS_DUP_WINDOW		120	/* seconds: --nats-duplicate-window */
 /* --workers: at most this many processes. */
 #define OPTIONS_WORKERS_MAX	64
 

@@ -144,6 +144,12 @@ static bool note_outputs(struct report *r)
 			log_say("%s output %s writable again; %llu records could not be written",
 				o->kind, output_path(o, name, sizeof(name)),
 				(unsigned long long)(st.lost - last->lost));
+		if (st.ids_taken != last->ids_taken)
+			log_say("%s output %s: the stream holds another publisher's messages under the ids of %llu records"
+				" (%llu in all): not confirmed, sent again under fresh ids",
+				o->kind, output_path(o, name, sizeof(name)),
+				(unsigned long long)(st.ids_taken - last->ids_taken), (unsigned long long)st.ids_taken);
+		last->ids_taken = st.ids_taken;
 		if (st.failing != last->failing || !st.failing || st.abandoned)
 			*last = st;
 	}
@@ -235,19 +241,21 @@ static void summary_lines(const struct stats *s)
 		(unsigned long long)t->streams_evicted, after, redelivered, given_up, refused, workers);
 	for (size_t i = 0; i < s->n_outputs; i++) {
 		const struct stats_output *o = &s->outputs[i];
-		char stop[64] = "", queued[96] = "", refused[64] = "", worker[32];
+		char stop[64] = "", queued[96] = "", refused[64] = "", taken[48] = "", worker[32];
 
 		if (o->st.refused)
 			snprintf(refused, sizeof(refused), " refused=%llu", (unsigned long long)o->st.refused);
+		if (o->st.ids_taken)
+			snprintf(taken, sizeof(taken), " ids_taken=%llu", (unsigned long long)o->st.ids_taken);
 		if (o->st.stopped)
 			snprintf(stop, sizeof(stop), " after_stop=%llu", (unsigned long long)o->st.after_stop);
 		if (o->st.queued_peak)
 			snprintf(queued, sizeof(queued), " queued=%llu queued_peak=%llu",
 				 (unsigned long long)o->st.queued, (unsigned long long)o->st.queued_peak);
-		log_say("output %s file=%s%s written=%llu unwritten=%llu%s files=%llu bytes=%llu failures=%llu%s%s%s%s",
+		log_say("output %s file=%s%s written=%llu unwritten=%llu%s%s files=%llu bytes=%llu failures=%llu%s%s%s%s",
 			o->kind, o->file, worker_label(worker, sizeof(worker), o->worker),
 			(unsigned long long)o->st.written,
-			(unsigned long long)o->st.lost, refused, (unsigned long long)o->st.files,
+			(unsigned long long)o->st.lost, refused, taken, (unsigned long long)o->st.files,
 			(unsigned long long)o->st.bytes, (unsigned long long)o->st.episodes, queued,
 			o->st.failing ? " failing=" : "", o->st.failing ? strerror(o->st.last_error) : "", stop);
 	}

@@ -116,6 +116,7 @@ static void output_add(struct output_stats *to, const struct output_stats *from)
 	to->lost += from->lost;
 	to->refused += from->refused;
 	to->abandoned += from->abandoned;
+	to->ids_taken += from->ids_taken;
 	if (from->refused_why[0])
 		memcpy(to->refused_why, from->refused_why, sizeof(to->refused_why));
 	to->files += from->files;

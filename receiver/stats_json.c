@@ -72,6 +72,7 @@ size_t stats_json_output(char *buf, size_t room, const struct stats_output *so)
 	put_member(&b, "written", st->written);
 	put_member(&b, "unwritten", st->lost);
 	put_member(&b, "refused", st->refused);
+	put_member(&b, "ids_taken", st->ids_taken);
 	put_member(&b, "files", st->files);
 	put_member(&b, "bytes", st->bytes);
 	put_member(&b, "failures", st->episodes);

@@ -20,9 +20,6 @@
 #define CLOSE_WAIT_MS		2000
 /* JetStream API requests (stream and consumer info, creation). */
 #define API_WAIT_MS		5000
-/* Nats-Msg-Id duplicates are dropped within this window: far longer than any
- * publish is retried (the output retries a timed out one within seconds). */
-#define DUPLICATE_WINDOW_NS	(120 * 1000000000ll)
 
 static void changed_cb(natsConnection *nc, void *closure)
 {
@@ -153,6 +150,23 @@ fail:
 	return NULL;
 }
 
+void natsconn_servers_shown(char *out, size_t room, const char *servers)
+{
+	size_t n = 0;
+
+	for (const char *p = servers; *p && n + 1 < room; p++) {
+		const char *at = strchr(p, '@'), *comma = strchr(p, ',');
+
+		if (!strncmp(p, "://", 3) && at && (!comma || at < comma)) {
+			n += (size_t)snprintf(out + n, room - n, "://");
+			p = at;
+			continue;
+		}
+		out[n++] = *p;
+	}
+	out[n < room ? n : room - 1] = '\0';
+}
+
 bool natsconn_up(const struct natsconn *c)
 {
 	return natsConnection_Status(c->nc) == NATS_CONN_STATUS_CONNECTED;
@@ -164,7 +178,7 @@ static bool has_leader(const jsStreamInfo *si)
 	return !si->Cluster || (si->Cluster->Leader && *si->Cluster->Leader);
 }
 
-int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err)
+int natsconn_stream(jsCtx *js, const struct nats_config *cfg, int64_t *window, char *err)
 {
 	char subject[256];
 	const char *subjects[] = { subject };
@@ -181,7 +195,7 @@ int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err)
 		sc.SubjectsLen = 1;
 		sc.Storage = js_FileStorage;
 		sc.Replicas = cfg->replicas;
-		sc.Duplicates = DUPLICATE_WINDOW_NS;
+		sc.Duplicates = (int64_t)cfg->dup_window * 1000000000;
 		s = js_AddStream(&si, js, &sc, NULL, &jerr);
 	}
 	if (s != NATS_OK) {
@@ -194,8 +208,74 @@ int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err)
 		jsStreamInfo_Destroy(si);
 		return -EAGAIN;
 	}
+	*window = si->Config ? si->Config->Duplicates : 0;
 	jsStreamInfo_Destroy(si);
 	return 0;
+}
+
+int natsconn_get(jsCtx *js, const struct nats_config *cfg, uint64_t seq, natsMsg **msg)
+{
+	jsOptions jo;
+	jsErrCode jerr = 0;
+	natsStatus s;
+
+	jsOptions_Init(&jo);
+	jo.Wait = API_WAIT_MS;
+	s = js_GetMsg(msg, js, cfg->stream, seq, &jo, &jerr);
+	if (s == NATS_OK)
+		return 0;
+	return s == NATS_NOT_FOUND || jerr == JSNoMessageFoundErr ? -ENOENT : -EAGAIN;
+}
+
+/* How many messages an ephemeral consumer has to deliver in all: those it
+ * delivered already and those still pending. */
+static int scan_total(natsSubscription *sub, uint64_t *total)
+{
+	jsConsumerInfo *ci = NULL;
+	jsErrCode jerr = 0;
+
+	if (natsSubscription_GetConsumerInfo(&ci, sub, NULL, &jerr) != NATS_OK || !ci)
+		return -EAGAIN;
+	*total = ci->Delivered.Consumer + ci->NumPending;
+	jsConsumerInfo_Destroy(ci);
+	return 0;
+}
+
+int natsconn_scan(jsCtx *js, const struct nats_config *cfg, const char *subject, uint64_t from,
+		  bool (*cb)(natsMsg *msg, void *arg), void *arg)
+{
+	natsSubscription *sub = NULL;
+	jsSubOptions so;
+	jsOptions jo;
+	jsErrCode jerr = 0;
+	uint64_t total = 0, read = 0;
+	int ret;
+
+	jsOptions_Init(&jo);
+	jo.Wait = API_WAIT_MS;
+	jsSubOptions_Init(&so);
+	so.Stream = cfg->stream;
+	so.Config.DeliverPolicy = js_DeliverByStartSequence;
+	so.Config.OptStartSeq = from ? from : 1;
+	so.Config.AckPolicy = js_AckNone;
+	if (js_SubscribeSync(&sub, js, subject, &jo, &so, &jerr) != NATS_OK)
+		return -EAGAIN;
+	ret = scan_total(sub, &total);
+	while (!ret && read < total) {
+		natsMsg *m = NULL;
+
+		if (natsSubscription_NextMsg(&m, sub, API_WAIT_MS) != NATS_OK) {
+			ret = -EAGAIN;
+			break;
+		}
+		read++;
+		if (!cb(m, arg))
+			total = read;
+		natsMsg_Destroy(m);
+	}
+	natsSubscription_Unsubscribe(sub);
+	natsSubscription_Destroy(sub);
+	return ret;
 }
 
 int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, struct natsconn_consumer *out,

@@ -31,6 +31,7 @@ struct nats_config {
 	size_t spool;		/*!< --nats-spool: bytes the output holds while the cluster is away */
 	const char *durable;	/*!< --durable: the input's durable pull consumer */
 	unsigned int ack_wait;	/*!< --nats-ack-wait: seconds before the cluster redelivers what was not acknowledged */
+	unsigned int dup_window;	/*!< --nats-duplicate-window: seconds, when the output creates the stream */
 };
 
 /*! What the connection tells its owner, from libnats' threads. */
@@ -58,13 +59,30 @@ struct natsconn {
 struct natsconn *natsconn_open(const struct nats_config *cfg, const char *name, const struct natsconn_events *ev,
 			       char *err);
 
+/*! \a servers (URL[,URL...]) as a summary may say them: without the
+ *  user:password@ or token@ a URL may hold, for logs are read by others. */
+void natsconn_servers_shown(char *out, size_t room, const char *servers);
+
 /*! Whether the connection is up now. */
 bool natsconn_up(const struct natsconn *c);
 
 /*! Make sure cfg->stream exists, taking PREFIX.>, with cfg->replicas file-backed
- *  replicas and a duplicate window for Nats-Msg-Id (created only when missing: an
- *  operator's stream is left as it is).  \returns 0 or -EAGAIN with the reason in \a err */
-int natsconn_stream(jsCtx *js, const struct nats_config *cfg, char *err);
+ *  replicas and a duplicate window for Nats-Msg-Id of cfg->dup_window (created only
+ *  when missing: an operator's stream is left as it is), and say its duplicate
+ *  window, ns, in *\a window.  \returns 0 or -EAGAIN with the reason in \a err */
+int natsconn_stream(jsCtx *js, const struct nats_config *cfg, int64_t *window, char *err);
+
+/*! The message cfg->stream stores at sequence \a seq, in *\a msg, which the
+ *  caller then owns.  \returns 0, -ENOENT when the stream holds none there (any
+ *  more), or -EAGAIN */
+int natsconn_get(jsCtx *js, const struct nats_config *cfg, uint64_t seq, natsMsg **msg);
+
+/*! Call \a cb with each message cfg->stream stores on \a subject (wildcards
+ *  allowed) from sequence \a from on, in order, until none is left or \a cb
+ *  returns false; \a cb does not keep the message.  Reads through an ephemeral
+ *  consumer, deleted after.  \returns 0, or -EAGAIN when not every one was read */
+int natsconn_scan(jsCtx *js, const struct nats_config *cfg, const char *subject, uint64_t from,
+		  bool (*cb)(natsMsg *msg, void *arg), void *arg);
 
 /*! What a durable consumer is now. */
 struct natsconn_consumer {

@@ -45,7 +45,7 @@ static natsStatus set_addr(natsMsg *m, const char *key, const struct sockaddr_st
 }
 
 natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const char *spooled_as,
-			  const struct rx_record *r)
+			  bool own, const struct rx_record *r)
 {
 	char text[NATSMSG_COLLECTOR_MAX + ADDR_TEXT_MAX + 64];
 	struct wire_log log;
@@ -61,7 +61,7 @@ natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collec
 		s = set_addr(*msg, NATSMSG_DST, &r->dst);
 	if (s == NATS_OK)
 		s = natsMsgHeader_Set(*msg, NATSMSG_COLLECTOR, collector);
-	if (s == NATS_OK && wire_decode(r->data, r->len, &log) == WIRE_OK && log.seq) {
+	if (s == NATS_OK && !(own && spooled_as) && wire_decode(r->data, r->len, &log) == WIRE_OK && log.seq) {
 		/* the collector too: two sites' senders may share an address, a pid and a second */
 		size_t n = (size_t)snprintf(text, sizeof(text), "%.*s/", NATSMSG_COLLECTOR_MAX - 1, collector);
 
@@ -77,6 +77,26 @@ natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collec
 		*msg = NULL;
 	}
 	return s;
+}
+
+/* Header \a key is there in both and alike. */
+static bool same_header(natsMsg *a, natsMsg *b, const char *key)
+{
+	const char *va = NULL, *vb = NULL;
+
+	return natsMsgHeader_Get(a, key, &va) == NATS_OK && natsMsgHeader_Get(b, key, &vb) == NATS_OK && va && vb &&
+	       !strcmp(va, vb);
+}
+
+bool natsmsg_same(natsMsg *stored, natsMsg *mine)
+{
+	int len = natsMsg_GetDataLength(mine);
+
+	return !strcmp(natsMsg_GetSubject(stored), natsMsg_GetSubject(mine)) &&
+	       natsMsg_GetDataLength(stored) == len &&
+	       (!len || !memcmp(natsMsg_GetData(stored), natsMsg_GetData(mine), (size_t)len)) &&
+	       same_header(stored, mine, NATSMSG_ID) && same_header(stored, mine, NATSMSG_COLLECTOR) &&
+	       same_header(stored, mine, NATSMSG_SRC);
 }
 
 static int get_addr(natsMsg *m, const char *key, struct sockaddr_storage *ss)

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -21,8 +22,10 @@
  *   Gsmtap-Collector  the collector that received it
  *   Nats-Msg-Id       for a numbered datagram: COLLECTOR/SRC/PID/SEQ/SEC.USEC of its
  *                     sender (two copies of it that arrived are one); for any other, what
- *                     the collector names it (COLLECTOR/START.N: its run and its record), so
- *                     that JetStream keeps one copy of a datagram published twice
+ *                     the collector names it (COLLECTOR/RUN.N: a random number drawn for
+ *                     its run, and its record), so that JetStream keeps one copy of a
+ *                     datagram published twice.  When another publisher took that id first,
+ *                     the collector names it anew (COLLECTOR/RUN.N.NONCE, a random NONCE).
  */
 #define NATSMSG_RX_TIME		"Gsmtap-Rx-Time"
 #define NATSMSG_SRC		"Gsmtap-Src"
@@ -51,10 +54,17 @@ size_t natsmsg_subject(char *out, size_t room, const char *prefix, const char *c
 
 /*! The message for record \a r on \a subject, which the collector knows as \a
  *  spooled_as (unique in its runs, the same each time it publishes it again; for a
- *  datagram whose sender does not number it; NULL: none).  \returns NATS_OK and
- *  *msg, which the caller then owns */
+ *  datagram whose sender does not number it, or for any when \a own; NULL: none).
+ *  \returns NATS_OK and *msg, which the caller then owns */
 natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const char *spooled_as,
-			  const struct rx_record *r);
+			  bool own, const struct rx_record *r);
+
+/*! Whether \a stored (from the stream) is \a mine: the same subject, Nats-Msg-Id,
+ *  collector, sender and bytes.  What a stored message under one of a collector's
+ *  ids must be before the collector takes it for its own datagram: anyone who may
+ *  publish on the subjects may have taken the id first.  The receive time may
+ *  differ: two copies of a numbered datagram that arrived are one. */
+bool natsmsg_same(natsMsg *stored, natsMsg *mine);
 
 /*! The record \a msg carries, r->origin its collector; r->data and r->origin point
  *  into \a msg.  \returns 0, or -EINVAL for a message without our headers, or with

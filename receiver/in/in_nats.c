@@ -484,7 +484,7 @@ struct input *in_nats_open(const char *arg, const struct input_config *cfg, char
 	n->in = (struct input){ .ops = &nats_ops, .live = true, .redelivers = true };
 	n->cfg = *cfg->nats;
 	n->cfg.servers = arg;
-	snprintf(n->servers, sizeof(n->servers), "%s", arg);
+	natsconn_servers_shown(n->servers, sizeof(n->servers), arg);
 	snprintf(n->in.name, sizeof(n->in.name), "%s/%s", n->cfg.stream, n->cfg.durable);
 	pthread_mutex_init(&n->mu, NULL);
 	natsconn_cond_init(&n->cond);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "log.h"
 #include "natsconn.h"
 #include "natsmsg.h"
 #include "output.h"
@@ -24,8 +25,13 @@
  * each (or libnats' timeout); a confirmed record leaves the spool, any other
  * one is sent again in the next round, ahead of newer records.  While the
  * cluster is away the spool fills; a record it cannot take is lost, counted.
- * A record published twice (its answer was lost) is stored once when its
- * sender numbers its lines: Nats-Msg-Id (natsmsg.h).  A record the cluster
+ * A record published twice (its answer was lost) is stored once: Nats-Msg-Id
+ * (natsmsg.h), which the stream remembers for its duplicate window.  A record
+ * sent again after longer than that is first looked for in the stream, and
+ * confirmed when it is there.  A "duplicate" answer confirms a record only when
+ * the message stored under its id is that record: another publisher on the
+ * subjects may have taken the id first; then the record gets a fresh id, with
+ * a random part, and is sent again, counted and said.  A record the cluster
  * refuses for good (larger than the stream or the server takes) leaves the
  * spool as well, counted as refused with the server's reason: sent again, it
  * would be refused again, and it would hold up everything behind it.
@@ -42,13 +48,30 @@
 #define NATS_BACKOFF_MAX_MS	2000
 /* Stopping: how long the spool may take to empty before what is left is lost. */
 #define NATS_FINISH_MS		10000
+/* A record first published longer ago than the stream's duplicate window less
+ * this is looked for before it is sent again: its first publish may have reached
+ * the stream up to an answer's wait late, and so may this one. */
+#define NATS_ID_MARGIN_MS	(2 * NATS_ACK_WAIT_MS)
 
-enum { PENDING, ACKED, FAILED, REFUSED };
+enum {
+	PENDING,
+	ACKED,
+	FAILED,
+	REFUSED,
+	DUPLICATE,	/* the stream holds a message under its id: to be compared */
+	TAKEN,		/* another publisher's message holds its id: send it again, named anew */
+	OLD,		/* first published before the stream's duplicate window: to be looked for */
+	UNSENT,		/* not sent in this round: publishing failed before it */
+};
 
 /* A record in the spool: the datagram and what the message's headers need. */
 struct spooled {
 	uint64_t rx_ns;
 	uint64_t n;			/*!< its number in this run: 1, 2, ... */
+	/* the publisher's, from the record's first publish */
+	uint64_t nonce;			/*!< not 0: another publisher took its id; its own ends in this */
+	uint64_t sent_ms;		/*!< when it was first published under its id; 0: not yet */
+	uint64_t after_seq;		/*!< the stream's last sequence the publisher knew then */
 	uint8_t src[sizeof(struct sockaddr_in6)];
 	uint8_t dst[sizeof(struct sockaddr_in6)];
 	uint8_t data[];
@@ -59,6 +82,8 @@ struct inflight {
 	struct spooled *rec;
 	size_t len;		/*!< the datagram's bytes */
 	int state;
+	bool again;		/*!< published under this id before this round */
+	uint64_t seq;		/*!< a duplicate's: the stored message's stream sequence */
 };
 
 struct out_nats {
@@ -67,9 +92,9 @@ struct out_nats {
 	char collector[NATSMSG_COLLECTOR_MAX];	/*!< as a subject token */
 	char servers[256];		/*!< for the summary's file= */
 	struct spool *spool;
-	uint64_t started_ns;		/*!< this run (with its pid, a --workers worker's), which */
-	pid_t pid;			/*!< a record's number is of: when it spooled its first */
+	uint64_t run;			/*!< random, drawn when this run (a --workers worker) spools its first */
 	struct natsconn *conn;
+	int64_t window_ms;		/*!< the publisher's: the stream's duplicate window */
 	pthread_t thread;
 	bool running;
 
@@ -80,8 +105,9 @@ struct out_nats {
 	uint64_t finish_by_ms;
 	struct inflight round[NATS_WINDOW];
 	size_t published, answered, hint;
+	uint64_t last_seq;		/*!< the highest stream sequence confirmed */
 
-	/* figures: written, bytes, refused, episodes, failing and last_error are the
+	/* figures: written, bytes, refused, ids_taken, episodes, failing and last_error are the
 	 * publisher's, lost and abandoned the loop's; the loop reads them all, and a
 	 * --workers parent reads them when the worker died (output_figures()) */
 	struct output_stats *fig;
@@ -156,7 +182,10 @@ static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, v
 		if (n->round[j].msg != msg)
 			continue;
 		n->round[j].msg = NULL;
-		n->round[j].state = pa ? ACKED : refused_for_good(pae) ? REFUSED : FAILED;
+		n->round[j].state = pa ? (pa->Duplicate ? DUPLICATE : ACKED) : refused_for_good(pae) ? REFUSED : FAILED;
+		n->round[j].seq = pa ? pa->Sequence : 0;
+		if (pa && !pa->Duplicate && pa->Sequence > n->last_seq)
+			n->last_seq = pa->Sequence;
 		if (n->round[j].state == REFUSED)
 			refused_because(n, pae->ErrText ? pae->ErrText : "refused by the stream");
 		n->hint = j + 1;
@@ -180,9 +209,43 @@ static natsMsg *message(const struct out_nats *n, const struct spooled *sp, size
 	if (!natsmsg_subject(subject, sizeof(subject), n->cfg.prefix, n->collector, (const struct sockaddr *)&r.src))
 		return NULL;
 	/* the same each time it is published again: JetStream stores it once */
-	snprintf(spooled_as, sizeof(spooled_as), "%llu.%d.%llu", (unsigned long long)n->started_ns, (int)n->pid,
-		 (unsigned long long)sp->n);
-	return natsmsg_encode(&m, subject, n->collector, spooled_as, &r) == NATS_OK ? m : NULL;
+	if (sp->nonce)
+		snprintf(spooled_as, sizeof(spooled_as), "%016llx.%llu.%016llx", (unsigned long long)n->run,
+			 (unsigned long long)sp->n, (unsigned long long)sp->nonce);
+	else
+		snprintf(spooled_as, sizeof(spooled_as), "%016llx.%llu", (unsigned long long)n->run,
+			 (unsigned long long)sp->n);
+	return natsmsg_encode(&m, subject, n->collector, spooled_as, sp->nonce != 0, &r) == NATS_OK ? m : NULL;
+}
+
+/* A "duplicate" answer: the stream holds a message under the record's id.  It is
+ * the record's own only when it is the same record (natsmsg_same()).  \returns
+ * ACKED, TAKEN, or FAILED when the stream could not say. */
+static int duplicate_of(struct out_nats *n, const struct inflight *f)
+{
+	natsMsg *stored = NULL, *mine;
+	int r = natsconn_get(n->conn->js, &n->cfg, f->seq, &stored), state;
+
+	/* gone since (the stream's limits): ours if we had published it before */
+	if (r == -ENOENT)
+		return f->again ? ACKED : TAKEN;
+	if (r)
+		return FAILED;
+	mine = message(n, f->rec, f->len);
+	state = !mine ? FAILED : natsmsg_same(stored, mine) ? ACKED : TAKEN;
+	natsMsg_Destroy(mine);
+	natsMsg_Destroy(stored);
+	return state;
+}
+
+/* Another publisher took the record's id: it gets one of its own, which no one
+ * can guess, and goes out again as if for the first time. */
+static void name_anew(struct spooled *sp)
+{
+	do
+		arc4random_buf(&sp->nonce, sizeof(sp->nonce));
+	while (!sp->nonce);
+	sp->sent_ms = 0;
 }
 
 /* Wait for every answer of the round (libnats times out each publish after
@@ -192,7 +255,7 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 {
 	struct timespec guard;
 	natsMsgList lost;
-	size_t sent;
+	size_t sent, taken;
 
 	natsconn_deadline(&guard, NATS_ACK_WAIT_MS + 2000);
 	pthread_mutex_lock(&n->mu);
@@ -205,7 +268,13 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 			natsMsgList_Destroy(&lost);
 		pthread_mutex_lock(&n->mu);
 	}
-	*failed = 0;
+	pthread_mutex_unlock(&n->mu);
+	/* no answer comes any more: the round is the publisher's alone */
+	for (size_t i = 0; i < n->published; i++)
+		if (n->round[i].state == DUPLICATE)
+			n->round[i].state = duplicate_of(n, &n->round[i]);
+	pthread_mutex_lock(&n->mu);
+	*failed = taken = 0;
 	for (size_t i = 0; i < n->published; i++) {
 		struct inflight *f = &n->round[i];
 
@@ -216,7 +285,10 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 		} else if (f->state == REFUSED) {
 			spool_done(n->spool, f->rec);
 			FIG_ADD(n, refused, 1);
-		} else {
+		} else if (f->state == TAKEN) {
+			name_anew(f->rec);
+			taken++;
+		} else if (f->state != UNSENT) {
 			(*failed)++;
 		}
 		f->msg = NULL;
@@ -225,51 +297,147 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 	n->published = n->answered = 0;
 	pthread_mutex_unlock(&n->mu);
 	spool_release(n->spool);
+	FIG_ADD(n, ids_taken, taken);	/* said by the daemon's report */
 	return sent;
 }
 
-/* Send the oldest records not yet confirmed, up to NATS_WINDOW.  \returns how many
- * were sent; *failed, how many of them were not confirmed. */
-static size_t send_round(struct out_nats *n, size_t *failed)
+/* found_cb's: the round's records still looked for. */
+struct looking {
+	struct out_nats *n;
+	size_t k, left;
+};
+
+/* A message of ours the stream stores: is it one of the round's old records? */
+static bool found_cb(natsMsg *stored, void *arg)
+{
+	struct looking *l = arg;
+
+	for (size_t i = 0; i < l->k && l->left; i++) {
+		struct inflight *f = &l->n->round[i];
+
+		if (f->state != OLD || !natsmsg_same(stored, f->msg))
+			continue;
+		natsMsg_Destroy(f->msg);
+		*f = (struct inflight){ .rec = f->rec, .len = f->len, .state = ACKED };
+		l->left--;
+		break;
+	}
+	return l->left > 0;
+}
+
+/* Records first published longer ago than the stream remembers ids are looked
+ * for among the messages stored since (JetStream would store them again): those
+ * there are confirmed, the others go out as new.  \returns 0, or -EAGAIN when
+ * the stream could not be read: those records may not be sent then. */
+static int look_for_old(struct out_nats *n, size_t k)
+{
+	struct looking l = { n, k, 0 };
+	uint64_t now = natsconn_now_ms(), from = UINT64_MAX;
+	char subject[NATSMSG_SUBJECT_MAX];
+
+	for (size_t i = 0; i < k; i++) {
+		struct spooled *sp = n->round[i].rec;
+
+		if (n->round[i].state != PENDING || !sp->sent_ms ||
+		    (int64_t)(now - sp->sent_ms + NATS_ID_MARGIN_MS) < n->window_ms)
+			continue;
+		n->round[i].state = OLD;
+		l.left++;
+		if (sp->after_seq + 1 < from)
+			from = sp->after_seq + 1;
+	}
+	if (!l.left)
+		return 0;
+	snprintf(subject, sizeof(subject), "%s.%s.>", n->cfg.prefix, n->collector);
+	if (natsconn_scan(n->conn->js, &n->cfg, subject, from, found_cb, &l))
+		return -EAGAIN;
+	/* not there: the id is free again, and this publish is the first */
+	for (size_t i = 0; i < k; i++)
+		if (n->round[i].state == OLD)
+			n->round[i].rec->sent_ms = 0;
+	return 0;
+}
+
+/* Take the oldest records not yet confirmed, up to NATS_WINDOW, as messages.
+ * \returns how many */
+static size_t take_round(struct out_nats *n)
 {
 	uint64_t pos = spool_oldest(n->spool);
-	jsPubOptions po;
-	size_t k = 0;
+	size_t k = 0, len;
+	struct spooled *sp;
 
-	jsPubOptions_Init(&po);
-	po.MaxWait = NATS_ACK_WAIT_MS;
+	while (k < NATS_WINDOW && (sp = spool_next(n->spool, &pos, &len))) {
+		natsMsg *m;
+
+		len -= sizeof(*sp);
+		m = message(n, sp, len);
+		n->round[k++] = (struct inflight){ m, sp, len, m ? PENDING : FAILED, sp->sent_ms != 0, 0 };
+	}
+	return k;
+}
+
+/* Send the oldest records not yet confirmed, up to NATS_WINDOW.  \returns how many
+ * were taken; *failed, how many of them were not confirmed. */
+static size_t send_round(struct out_nats *n, size_t *failed)
+{
+	size_t k, answered = 0;
+	jsPubOptions po;
+	bool unknown;
+
 	pthread_mutex_lock(&n->mu);
 	n->published = n->answered = n->hint = 0;
 	pthread_mutex_unlock(&n->mu);
-	while (k < NATS_WINDOW) {
-		size_t len;
-		struct spooled *sp = spool_next(n->spool, &pos, &len);
-		natsMsg *m;
+	k = take_round(n);
+	if (!k)
+		return 0;
+	unknown = look_for_old(n, k) < 0;
+	for (size_t i = 0; i < k; i++) {
+		struct inflight *f = &n->round[i];
+
+		if (f->state == OLD)
+			f->state = unknown ? FAILED : PENDING;
+		if (f->state != PENDING) {
+			natsMsg_Destroy(f->msg);
+			f->msg = NULL;
+			answered++;
+		} else if (!f->rec->sent_ms) {
+			/* if the stream stores it, it stores it after what it said it held */
+			f->rec->sent_ms = natsconn_now_ms();
+			f->rec->after_seq = n->last_seq;
+		}
+	}
+	jsPubOptions_Init(&po);
+	po.MaxWait = NATS_ACK_WAIT_MS;
+	pthread_mutex_lock(&n->mu);
+	n->published = k;
+	n->answered = answered;
+	pthread_mutex_unlock(&n->mu);
+	for (size_t i = 0; i < k; i++) {
+		struct inflight *f = &n->round[i];
+		natsMsg *m = f->msg;
 		natsStatus s;
 
-		if (!sp)
-			break;
-		len -= sizeof(*sp);
-		m = message(n, sp, len);
-		pthread_mutex_lock(&n->mu);
-		n->round[k] = (struct inflight){ m, sp, len, m ? PENDING : FAILED };
-		n->published = ++k;
-		n->answered += !m;
-		pthread_mutex_unlock(&n->mu);
 		if (!m || (s = js_PublishMsgAsync(n->conn->js, &m, &po)) == NATS_OK)
 			continue;
-		natsMsg_Destroy(m);	/* not taken: ours */
 		pthread_mutex_lock(&n->mu);
 		/* larger than the server's max_payload: libnats refuses it before sending */
-		n->round[k - 1] = (struct inflight){ .rec = sp, .state = s == NATS_MAX_PAYLOAD ? REFUSED : FAILED };
+		for (size_t j = i; j < k; j++) {
+			if (!n->round[j].msg)
+				continue;
+			natsMsg_Destroy(n->round[j].msg);	/* not taken: ours */
+			n->round[j].msg = NULL;
+			n->round[j].state = j > i ? UNSENT : s == NATS_MAX_PAYLOAD ? REFUSED : FAILED;
+			n->answered++;
+			if (s == NATS_MAX_PAYLOAD)
+				break;
+		}
 		if (s == NATS_MAX_PAYLOAD)
 			refused_because(n, "larger than the server's maximum payload");
-		n->answered++;
 		pthread_mutex_unlock(&n->mu);
 		if (s != NATS_MAX_PAYLOAD)
 			break;
 	}
-	return k ? collect_round(n, failed) : 0;
+	return collect_round(n, failed);
 }
 
 /* The state the loop sees: failing while records wait and cannot be delivered. */
@@ -288,6 +456,7 @@ static void *publisher(void *arg)
 	unsigned int backoff = NATS_BACKOFF_MS;
 	bool stream = false;
 	char err[NATSCONN_ERR_MAX];
+	int64_t window = 0;
 
 	for (;;) {
 		size_t sent, failed = 0;
@@ -298,13 +467,14 @@ static void *publisher(void *arg)
 				break;
 			continue;
 		}
-		if (!stream && natsconn_stream(n->conn->js, &n->cfg, err)) {
+		if (!stream && natsconn_stream(n->conn->js, &n->cfg, &window, err)) {
 			set_failing(n, spool_queued(n->spool) > 0, EAGAIN);
 			if (!nap(n, backoff))
 				break;
 			continue;
 		}
 		stream = true;
+		n->window_ms = window / 1000000;
 		sent = send_round(n, &failed);
 		if (failed) {
 			atomic_fetch_add(&n->resent, failed);
@@ -339,15 +509,12 @@ static void nats_add(struct output *o, const struct rx_record *r, enum wire_verd
 		FIG_ADD(n, lost, 1);
 		return;
 	}
-	if (!n->spooled) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		n->started_ns = rx_time_ns(&ts);
-		n->pid = getpid();
-	}
+	/* drawn here, in the process that spools (a --workers worker), so that no two runs share it */
+	if (!n->spooled)
+		arc4random_buf(&n->run, sizeof(n->run));
 	sp->rx_ns = rx_time_ns(&r->rx_time);
 	sp->n = ++n->spooled;
+	sp->nonce = sp->sent_ms = sp->after_seq = 0;
 	memcpy(sp->src, &r->src, sizeof(sp->src));
 	memcpy(sp->dst, &r->dst, sizeof(sp->dst));
 	memcpy(sp->data, r->data, r->len);
@@ -383,6 +550,7 @@ static void nats_stats(const struct output *o, struct output_stats *out)
 		.written = FIG_LOAD(n, written),
 		.lost = FIG_LOAD(n, lost),
 		.refused = FIG_LOAD(n, refused),
+		.ids_taken = FIG_LOAD(n, ids_taken),
 		.bytes = FIG_LOAD(n, bytes),
 		.episodes = FIG_LOAD(n, episodes),
 		/* stopped with records it could not deliver: failing to the end */
@@ -468,7 +636,7 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 		return NULL;
 	n->out.ops = &nats_ops;
 	n->cfg = *req->nats;
-	snprintf(n->servers, sizeof(n->servers), "%s", n->cfg.servers);
+	natsconn_servers_shown(n->servers, sizeof(n->servers), n->cfg.servers);
 	n->fig = output_figures(req, &n->own, true, n->servers);
 	collector_token(n);
 	pthread_mutex_init(&n->mu, NULL);

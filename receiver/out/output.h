@@ -33,6 +33,8 @@ struct output_stats {
 				     stream): neither kept nor lost, never tried again */
 	char refused_why[128];	/*!< the destination's reason for the last of them */
 	uint64_t abandoned;	/*!< records it gave up when it stopped, held and never delivered (in lost too) */
+	uint64_t ids_taken;	/*!< records whose message id another publisher had taken (a broker's): sent
+				     again under fresh ids, not taken for confirmed */
 };
 
 struct output;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "natsconn.h"
 #include "natsmsg.h"
 #include "tap.h"
 #include "wire.h"
@@ -32,7 +33,7 @@ static int decode_with(const char *key, const char *value, struct rx_record *out
 	memcpy(d + WIRE_PREFIX_LEN, "hello", 5);
 	r.src = v4("10.0.0.7", 40123);
 	r.dst = v4("10.0.0.1", 4729);
-	if (natsmsg_encode(&m, "gsmtap.edge1.10_0_0_7_40123", "edge1", "1.2.3", &r) != NATS_OK)
+	if (natsmsg_encode(&m, "gsmtap.edge1.10_0_0_7_40123", "edge1", "1.2.3", false, &r) != NATS_OK)
 		BAIL_OUT("natsmsg_encode failed");
 	if (key && value)
 		natsMsgHeader_Set(m, key, value);
@@ -62,19 +63,19 @@ static void round_trip(void)
 	wire_encode_prefix(d, &(struct wire_log){ .seq = 7, .pid = 42, .sec = 5, .usec = 6 });
 	in.src = v4("10.0.0.7", 40123);
 	in.dst = v4("10.0.0.1", 4729);
-	natsmsg_encode(&m, "s", "edge2", "1764632673178562310.77.9", &in);
+	natsmsg_encode(&m, "s", "edge2", "1764632673178562310.77.9", false, &in);
 	natsMsgHeader_Get(m, NATSMSG_ID, &id);
 	ok(id && !strcmp(id, "edge2/10.0.0.7:40123/42/7/5.000006"),
 	   "Nats-Msg-Id names the edge first: two sites' senders alike in all else are two messages (%s)", id);
 	natsMsg_Destroy(m);
 
 	wire_encode_prefix(d, &(struct wire_log){ .seq = 0, .pid = 42, .sec = 5, .usec = 6 });
-	natsmsg_encode(&m, "s", "edge2", "1764632673178562310.77.9", &in);
+	natsmsg_encode(&m, "s", "edge2", "1764632673178562310.77.9", false, &in);
 	natsMsgHeader_Get(m, NATSMSG_ID, &id);
 	ok(id && !strcmp(id, "edge2/1764632673178562310.77.9"),
 	   "an unnumbered datagram's is the edge's name for the record: published again, stored once (%s)", id);
 	natsMsg_Destroy(m);
-	natsmsg_encode(&m, "s", "edge2", NULL, &in);
+	natsmsg_encode(&m, "s", "edge2", NULL, false, &in);
 	ok(natsMsgHeader_Get(m, NATSMSG_ID, &id) == NATS_NOT_FOUND, "without one, none");
 	natsMsg_Destroy(m);
 }
@@ -116,6 +117,53 @@ static void status_lookalike(void)
 	natsMsg_Destroy(m);
 }
 
+/* What an edge compares before it takes a "duplicate" answer for a confirmation. */
+static void same_or_taken(void)
+{
+	uint8_t d[WIRE_PREFIX_LEN + 5];
+	struct rx_record r = { .rx_time = { 5, 0 }, .data = d, .len = sizeof(d) };
+	natsMsg *mine = NULL, *other = NULL;
+	const char *id = NULL;
+
+	wire_encode_prefix(d, &(struct wire_log){ .seq = 7, .pid = 42, .sec = 5, .usec = 6 });
+	memcpy(d + WIRE_PREFIX_LEN, "hello", 5);
+	r.src = v4("10.0.0.7", 40123);
+	r.dst = v4("10.0.0.1", 4729);
+	natsmsg_encode(&mine, "s", "edge1", "ab.3", false, &r);
+	r.rx_time.tv_sec = 6;
+	natsmsg_encode(&other, "s", "edge1", "ab.3", false, &r);
+	ok(natsmsg_same(other, mine), "the same datagram received again (another receive time) is the same");
+	natsMsg_Destroy(other);
+	d[WIRE_PREFIX_LEN] = 'j';
+	natsmsg_encode(&other, "s", "edge1", "ab.3", false, &r);
+	ok(!natsmsg_same(other, mine), "other bytes under its id are not");
+	natsMsg_Destroy(other);
+	memcpy(d + WIRE_PREFIX_LEN, "hello", 5);
+	r.src = v4("10.0.0.8", 40123);
+	natsmsg_encode(&other, "s", "edge1", "ab.3", false, &r);
+	ok(!natsmsg_same(other, mine), "nor another sender's");
+	natsMsg_Destroy(other);
+	natsMsg_Create(&other, "s", NULL, "junk", 4);
+	ok(!natsmsg_same(other, mine), "nor junk without headers");
+	natsMsg_Destroy(other);
+	natsMsg_Destroy(mine);
+
+	natsmsg_encode(&mine, "s", "edge1", "ab.3.c0ffee", true, &r);
+	natsMsgHeader_Get(mine, NATSMSG_ID, &id);
+	ok(id && !strcmp(id, "edge1/ab.3.c0ffee"),
+	   "own: a numbered datagram whose id another took is named by the edge (%s)", id);
+	natsMsg_Destroy(mine);
+}
+
+/* The servers a summary names: never a URL's credentials. */
+static void servers_shown(void)
+{
+	char out[256];
+
+	natsconn_servers_shown(out, sizeof(out), "nats://edge1:s3cret@a:4222,tls://tok@b:4222,nats://c:4222");
+	ok(!strcmp(out, "nats://a:4222,tls://b:4222,nats://c:4222"), "user:password@ and token@ are left out (%s)", out);
+}
+
 int main(void)
 {
 	if (nats_Open(-1) != NATS_OK)
@@ -123,6 +171,8 @@ int main(void)
 	round_trip();
 	not_ours();
 	status_lookalike();
+	same_or_taken();
+	servers_shown();
 	nats_Close();
 	return done_testing();
 }

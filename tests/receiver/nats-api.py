@@ -8,10 +8,19 @@ Usage: nats-api.py PORT request SUBJECT [BODY]
        nats-api.py PORT publish SUBJECT BODY [NAME=VALUE...]
          publish BODY with the headers given to SUBJECT as a request (JetStream answers a
          message its stream stores); print the reply's body
+       nats-api.py PORT take-ids SUBJECT BODY ID_PREFIX FIRST LAST
+         publish BODY to SUBJECT once for each Nats-Msg-Id ID_PREFIX<N>, N = FIRST..LAST, as a
+         publisher does who takes another's next ids first; print how many the stream stored
+       nats-api.py PORT dump STREAM
+         print each message STREAM stores: "SEQ<TAB>SUBJECT<TAB>NATS-MSG-ID<TAB>BODY", BODY as Python
+         writes bytes
+NATS_USER and NATS_PASS, when set, are the user the client connects as.
 The client speaks the NATS protocol itself (CONNECT, SUB, PUB/HPUB, MSG/HMSG) on 127.0.0.1:PORT, so
 that the tests need nothing but the real nats-server.  No answer within 5 seconds, or a -ERR, fails.
 """
+import base64
 import json
+import os
 import socket
 import sys
 
@@ -22,8 +31,10 @@ class Client:
         self.buf = b''
         if not self.line().startswith('INFO '):
             sys.exit('nats-api: the server did not say INFO')
-        self.sock.sendall(b'CONNECT ' + json.dumps({'verbose': False, 'pedantic': False, 'headers': True,
-                                                     'no_responders': True}).encode() + b'\r\n')
+        connect = {'verbose': False, 'pedantic': False, 'headers': True, 'no_responders': True}
+        if os.environ.get('NATS_USER'):
+            connect.update(user=os.environ['NATS_USER'], **{'pass': os.environ.get('NATS_PASS', '')})
+        self.sock.sendall(b'CONNECT ' + json.dumps(connect).encode() + b'\r\n')
 
     def line(self):
         while b'\r\n' not in self.buf:
@@ -72,10 +83,36 @@ class Client:
         return body if body or not head else head
 
 
+def take_ids(client, subject, body, prefix, first, last):
+    stored = 0
+    for n in range(int(first), int(last) + 1):
+        answer = json.loads(client.request(subject, body.encode(), [('Nats-Msg-Id', f'{prefix}{n}')]))
+        stored += 'seq' in answer and not answer.get('duplicate')
+    print(stored)
+
+
+def dump(client, stream):
+    info = json.loads(client.request(f'$JS.API.STREAM.INFO.{stream}', b''))
+    state = info['state']
+    for seq in range(state['first_seq'], state['last_seq'] + 1):
+        got = json.loads(client.request(f'$JS.API.STREAM.MSG.GET.{stream}', json.dumps({'seq': seq}).encode()))
+        if 'message' not in got:
+            continue
+        m = got['message']
+        head = base64.b64decode(m.get('hdrs', '')).decode(errors='replace')
+        msg_id = next((line.split(':', 1)[1].strip() for line in head.split('\r\n')
+                       if line.lower().startswith('nats-msg-id:')), '-')
+        print(f"{seq}\t{m['subject']}\t{msg_id}\t{base64.b64decode(m.get('data', ''))!r}")
+
+
 def main():
-    if len(sys.argv) < 4 or sys.argv[2] not in ('request', 'publish'):
+    if len(sys.argv) < 4 or sys.argv[2] not in ('request', 'publish', 'take-ids', 'dump'):
         sys.exit(__doc__)
     client = Client(int(sys.argv[1]))
+    if sys.argv[2] == 'take-ids':
+        return take_ids(client, *sys.argv[3:8])
+    if sys.argv[2] == 'dump':
+        return dump(client, sys.argv[3])
     body = sys.argv[4].encode() if len(sys.argv) > 4 else b''
     headers = [arg.split('=', 1) for arg in sys.argv[5:]] if sys.argv[2] == 'publish' else []
     try:

@@ -21,7 +21,7 @@ print("\n".join(str(s.getsockname()[1]) for s in socks))' "$1"
 }
 
 # nats_cluster N: write N nodes' configs (one cluster, JetStream on each, and $NATS_CONF_EXTRA, such as
-# "max_payload: 3000") and start them all.
+# "max_payload: 3000", $NATS_CLUSTER_EXTRA in the cluster block) and start them all.
 nats_cluster() {
 	local n=$1 i routes="" ports
 	mapfile -t ports < <(free_tcp_ports $((3 * n)))
@@ -38,7 +38,7 @@ nats_cluster() {
 		listen: 127.0.0.1:${NATS_PORTS[i]}
 		http: 127.0.0.1:${NATS_HTTP[i]}
 		jetstream { store_dir: "$T/nats/n$i" }
-		cluster { name: gsmtaptest, listen: 127.0.0.1:${NATS_ROUTE[i]}, routes: [$routes] }
+		cluster { name: gsmtaptest, listen: 127.0.0.1:${NATS_ROUTE[i]}, routes: [$routes]${NATS_CLUSTER_EXTRA:+, $NATS_CLUSTER_EXTRA} }
 		${NATS_CONF_EXTRA:-}
 		EOF
 		nats_start "$i"
@@ -130,6 +130,16 @@ start_edge() {
 	wait_for "$T/$name.err" 'gsmtap-logd: listening' || bail "edge $name did not start: $(cat "$T/$name.err")"
 }
 
+# start_relay I: a relay to node I (nats-proxy.py) on a free port, RELAY; while $T/drop exists, nothing node I
+# says reaches its clients.  With NATS_CLUSTER_EXTRA="no_advertise: true" the relay is all a client given
+# only its URL knows of the cluster.
+start_relay() {
+	RELAY=$(free_tcp_ports 1)
+	python3 "$SRCDIR/tests/receiver/nats-proxy.py" "$RELAY" "${NATS_PORTS[$1]}" "$T/drop" >"$T/relay.out" 2>&1 &
+	RELAY_PID=$!
+	wait_for "$T/relay.out" listening || bail "the relay did not start: $(cat "$T/relay.out")"
+}
+
 # start_archiver NAME ARGS...: a collector reading the stream into $T/NAME/archive.pcapng; stderr appended to
 # $T/NAME.err (one run after another), and its start waited for.  -q unless ARCH_QUIET is set empty (then its
 # summary has a line per sender stream).
@@ -147,12 +157,17 @@ start_archiver() {
 	bail "archiver $name did not start: $(tail -5 "$T/$name.err")"
 }
 
-# edge_and_archiver: the usual cast, each start bailing out if it fails: a 3-node
-# cluster, edge1 listening on a free port (P1), the archiver arch.
-edge_and_archiver() {
+# cluster_and_edge ARGS...: a 3-node cluster and edge1 listening on a free port (P1), with ARGS, each start
+# bailing out if it fails.
+cluster_and_edge() {
 	nats_cluster 3
 	P1=$(free_udp_port)
-	start_edge edge1 "$P1"
+	start_edge edge1 "$P1" "$@"
+}
+
+# edge_and_archiver: the usual cast: cluster_and_edge, and the archiver arch.
+edge_and_archiver() {
+	cluster_and_edge
 	start_archiver arch
 }
 
@@ -301,6 +316,37 @@ js_api() {
 # stream's subjects; JetStream's answer on stdout.
 js_publish() {
 	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" publish "$@"
+}
+
+# js_take_ids SUBJECT BODY ID_PREFIX FIRST LAST: another publisher publishes BODY to SUBJECT under each
+# Nats-Msg-Id ID_PREFIX<N>, N = FIRST..LAST, before an edge does; how many the stream stored on stdout.
+js_take_ids() {
+	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" take-ids "$@"
+}
+
+# js_dump STREAM: "SEQ<TAB>SUBJECT<TAB>NATS-MSG-ID<TAB>BODY" for every message STREAM stores (nats-api.py).
+js_dump() {
+	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" dump "$@"
+}
+
+# send_lines PORT FIRST LAST: log datagrams with the texts "line FIRST" .. "line LAST" to 127.0.0.1:PORT, from
+# one socket, not numbered (frame_number 0): the edge names each itself (Nats-Msg-Id EDGE/RUN.N).
+send_lines() {
+	python3 - "$@" <<-'EOF'
+	import socket, struct, sys, time
+	port, first, last = map(int, sys.argv[1:])
+	s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+	gsmtap = struct.pack('!BBBBHbbIBBBB', 2, 4, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	for i in range(first, last + 1):
+	    log = struct.pack('!II16sIB3x16s32sI', int(time.time()), 0, b'lines', 1, 3, b'MAIN', b'lines.c', i)
+	    s.sendto(gsmtap + log + f'line {i}'.encode(), ('127.0.0.1', port))
+	    time.sleep(0.001)
+	EOF
+}
+
+# stored_lines FILE: from a js_dump, how many messages hold a text "line N", and how many distinct N.
+stored_lines() {
+	grep -oE "line [0-9]+['\"]\$" "$1" | tr -d "'\"" | sort | awk '{ n++ } $0 != last { u++; last = $0 } END { print n + 0, u + 0 }'
 }
 
 # consumer_delete NAME: an operator deletes the durable consumer NAME of the stream GSMTAP.

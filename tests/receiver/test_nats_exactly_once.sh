@@ -3,7 +3,10 @@
 # sequence, whatever happens to the archiver: killed with -9 at random moments (ten times, three of them after
 # a moment whose acknowledgements were lost), its durable consumer deleted by an operator while it reads, and
 # deleted and created anew (delivering everything again) while it is down; the senders leave gaps, and two
-# edges receive from senders with the same addresses and ports (two sites behind two edges).  The archive
+# edges receive from senders with the same addresses and ports (two sites behind two edges); edge1 publishes
+# through a relay to node 1 alone, and from its first datagram until round 1 node 1's answers do not reach it,
+# for four of the stream's duplicate windows (--nats-duplicate-window 3) and more, long after the stream stored
+# what it published.  The archive
 # rotates every 4000 packets, so that what a restart must read back lies in several files.
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
@@ -28,13 +31,17 @@ sent_numbers() {
 
 start_arch() { LD_PRELOAD="$LOSER" start_archiver arch --nats-ack-wait "$ACK_WAIT" -b packets:4000; }
 
+WINDOW=3
+NATS_CLUSTER_EXTRA="no_advertise: true"	# the relay is all edge1 knows of the cluster
 nats_cluster 3
+start_relay 1
 P1=$(free_udp_port) P2=$(free_udp_port) SRC=$(free_udp_port)
-start_edge edge1 "$P1"
-start_edge edge2 "$P2"
+NATS_URLS=nats://127.0.0.1:$RELAY start_edge edge1 "$P1" --nats-duplicate-window "$WINDOW"
+start_edge edge2 "$P2" --nats-duplicate-window "$WINDOW"
 start_arch
-ok 0 "3 nodes, two edges and an archiver started"
+ok 0 "3 nodes, two edges (edge1 through a relay to node 1) and an archiver started"
 
+touch "$T/drop"
 blast_to edge1 "$P1" -H "$HOSTS" -n "$PER_HOST" -g "$GAP1" -r 1200 -s 0 -P "$SRC" &
 BL1=$!
 blast_to edge2 "$P2" -H "$HOSTS" -n "$PER_HOST" -g "$GAP2" -r 1200 -s 0 -P "$SRC" &
@@ -48,6 +55,11 @@ for round in $(seq 10); do
 	sleep "$((RANDOM % 2)).$((RANDOM % 10))$((RANDOM % 10))"
 	sleep 0.8
 	case $round in
+	1)
+		sleep $((4 * WINDOW))	# at least: edge1 sends what the stream stored again after the window
+		rm "$T/drop"
+		ok 0 "round 1: node 1's answers did not reach edge1 from its first datagram on, for $((4 * WINDOW)) s and more"
+		;;
 	3 | 6 | 9)
 		touch "$ACK_LOSER_FILE"
 		sleep "0.$((RANDOM % 9 + 1))"
@@ -99,5 +111,6 @@ is "$(grep -c 'read back [0-9]* datagrams from [0-9]* files of the pcapng output
 	"each of the 11 runs read back what the archive held before it"
 grep -E 'read back|GSMTAP/arch: ' "$T/arch.err" | sed 's/^/# /'	# what each run knew, and said
 show edge1 edge2 arch
+kill "$RELAY_PID"
 stop_cluster
 done_testing

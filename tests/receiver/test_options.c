@@ -149,7 +149,7 @@ static void scale_out(void)
 	IS_STR(o.inputs[0].kind, "socket", "on a socket");
 
 	parse(ARGS("--nats", "nats://a:4222,nats://b:4222", "--nats-subject", "logs", "--nats-replicas", "3",
-		   "--nats-id", "edge7", "--nats-spool", "8"));
+		   "--nats-id", "edge7", "--nats-spool", "8", "--nats-duplicate-window", "5"));
 	is_int(o.n_outputs, 1, "--nats alone: one output, no default files");
 	IS_STR(o.outputs[0].kind, "nats", "a nats output");
 	ok(!o.outputs[0].path && o.outputs[0].nats == &o.nats, "without a path, with the NATS settings");
@@ -159,12 +159,14 @@ static void scale_out(void)
 	is_int(o.nats.replicas, 3, "--nats-replicas 3");
 	IS_STR(o.nats.collector, "edge7", "--nats-id edge7");
 	is_int(o.nats.spool, 8 << 20, "--nats-spool 8: 8 MiB");
+	is_int(o.nats.dup_window, 5, "--nats-duplicate-window 5");
 
 	parse(ARGS("--nats", "nats://a", "-w", "x.pcapng"));
 	ok(!strcmp(o.outputs[0].kind, "pcapng") && !strcmp(o.outputs[1].kind, "nats"),
 	   "-w and --nats: pcapng stays the main output");
-	ok(!strcmp(o.nats.prefix, "gsmtap") && o.nats.replicas == 1 && o.nats.spool == 64 << 20 && !o.nats.collector,
-	   "defaults: subject gsmtap, 1 replica, a 64 MiB spool, the host's name");
+	ok(!strcmp(o.nats.prefix, "gsmtap") && o.nats.replicas == 1 && o.nats.spool == 64 << 20 && !o.nats.collector &&
+	   o.nats.dup_window == 120,
+	   "defaults: subject gsmtap, 1 replica, a 64 MiB spool, the host's name, a 120 s duplicate window");
 
 	parse(ARGS("--from-nats", "nats://a", "--durable", "arch", "--stream", "S", "--nats-ack-wait", "5", "-w", "a.pcapng"));
 	IS_STR(o.inputs[0].kind, "nats", "--from-nats: a nats input");

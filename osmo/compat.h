@@ -16,8 +16,9 @@ struct gsmtap_inst;
  * filter_data: log_get_filter() and the others are for those).  What differs
  * is the struct gsmtap_inst that libosmocore expects behind every
  * LOG_TGT_TYPE_GSMTAP target's tgt_gsmtap.gsmtap_inst: log_target_destroy()
- * passes it to gsmtap_source_free(), and from 1.14 on the VTY asks
- * gsmtap_source_using_wq() and gsmtap_inst_fd2() about it (`write terminal`).
+ * passes it to gsmtap_source_free(), and from 1.13 on the VTY asks
+ * gsmtap_source_using_wq() and gsmtap_inst_fd2() about it (the shim answers
+ * for its own: preload.c).
  * It is public in 1.7 and private from 1.10 on, with another layout in each
  * release; these copies are from each release's src/core/gsmtap_util.c.
  */

@@ -12,8 +12,12 @@
  * libosmocore's own function, after one line on stderr.  It serves every
  * release of that SONAME whose layout it knows (compat.h; doc/osmo.md).
  *
- * From 1.13 on the VTY also calls gsmtap_source_set_nonblock() on the target
- * it has just made; the shim answers that for its own targets too.
+ * From 1.13 on the VTY's `log gsmtap HOST [(nonblocking-io|blocking-io|wq)]`
+ * also sets and reads back the target's I/O through
+ * gsmtap_source_set_nonblock(), gsmtap_source_using_wq() and
+ * gsmtap_inst_fd2() (libosmocore's, through the PLT too); the shim answers
+ * those for its own targets with the option they were given, which changes
+ * nothing else: they never block and never queue (doc/osmo.md).
  *
  * GSMTAPLOG_OSMO_PRETEND_SONAME=NAME (for tests) makes the check see NAME as
  * well: any other name than the supported one fails it; none makes it pass.
@@ -28,12 +32,14 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <osmocom/core/logging.h>
 
@@ -50,11 +56,20 @@
 typedef struct log_target *create_gsmtap_fn(const char *host, uint16_t port, const char *ident,
 					    bool ofd_wq_mode, bool add_sink);
 typedef int set_nonblock_fn(struct gsmtap_inst *gti, int on);
+typedef bool using_wq_fn(const struct gsmtap_inst *gti);
+typedef int inst_fd_fn(const struct gsmtap_inst *gti);
 
 static pthread_once_t check_once = PTHREAD_ONCE_INIT;
 static bool supported;			/*!< set once, before any call is served */
-static create_gsmtap_fn *original;	/*!< libosmocore's, for the fallback */
-static set_nonblock_fn *original_set_nonblock;	/*!< libosmocore's (from 1.13), or NULL */
+
+/*! libosmocore's functions that the shim interposes, for the fallback and
+ *  for instances not its own; NULL where a release lacks one. */
+static struct {
+	create_gsmtap_fn *create_gsmtap;
+	set_nonblock_fn *set_nonblock;	/*!< from 1.10 */
+	using_wq_fn *using_wq;		/*!< from 1.13 */
+	inst_fd_fn *inst_fd2;		/*!< from 1.10 */
+} original;
 
 /* The one line a program under an unknown libosmocore prints. */
 static void warn(const char *has, const char *how)
@@ -88,9 +103,11 @@ static void check_cb(void)
 	const char *pretend = getenv("GSMTAPLOG_OSMO_PRETEND_SONAME");
 	char found[128];
 
-	original = (create_gsmtap_fn *)find_original("log_target_create_gsmtap");
-	original_set_nonblock = (set_nonblock_fn *)find_original("gsmtap_source_set_nonblock");
-	if (osmo_loaded_soname("log_target_create", found, sizeof(found)) == -ENOENT || !original)
+	original.create_gsmtap = (create_gsmtap_fn *)find_original("log_target_create_gsmtap");
+	original.set_nonblock = (set_nonblock_fn *)find_original("gsmtap_source_set_nonblock");
+	original.using_wq = (using_wq_fn *)find_original("gsmtap_source_using_wq");
+	original.inst_fd2 = (inst_fd_fn *)find_original("gsmtap_inst_fd2");
+	if (osmo_loaded_soname("log_target_create", found, sizeof(found)) == -ENOENT || !original.create_gsmtap)
 		return;
 	if (!found[0])
 		warn("a libosmocore", " without SONAME");
@@ -177,8 +194,9 @@ static struct log_target *create_deferred(struct gsmtaplog_opts *o, int *err)
 	return GSMTAPLOG_OSMO_TARGET_CREATE_OPTS(o);
 }
 
-/*! The interposed libosmocore function.  \a ofd_wq_mode and \a add_sink are
- *  ignored when the shim is active: the target never queues and binds no sink. */
+/*! The interposed libosmocore function.  When the shim is active, the target
+ *  never queues and binds no sink: \a ofd_wq_mode is only kept for the VTY
+ *  (gsmtap_source_using_wq() below), and \a add_sink is ignored. */
 struct log_target *log_target_create_gsmtap(const char *host, uint16_t port, const char *ident,
 					    bool ofd_wq_mode, bool add_sink)
 {
@@ -191,11 +209,11 @@ struct log_target *log_target_create_gsmtap(const char *host, uint16_t port, con
 
 	pthread_once(&check_once, check_cb);
 	if (!supported) {
-		if (!original) {
+		if (!original.create_gsmtap) {
 			errno = ENOSYS;
 			return NULL;
 		}
-		return original(host, port, ident, ofd_wq_mode, add_sink);
+		return original.create_gsmtap(host, port, ident, ofd_wq_mode, add_sink);
 	}
 	/* libosmocore's defaults for these two */
 	snprintf(service, sizeof(service), "%u", port ? port : 4729u);
@@ -209,25 +227,86 @@ struct log_target *log_target_create_gsmtap(const char *host, uint16_t port, con
 		say_mode(t, o.host, told, asked, err);
 	if (!t)
 		errno = err;
+	else	/* as libosmocore's socket starts: blocking, unless queued */
+		compat_inst_of(t->tgt_gsmtap.gsmtap_inst)->io = ofd_wq_mode ? COMPAT_IO_WQ : COMPAT_IO_BLOCKING;
 	return t;
 }
 
-/*! Interposed as well: the VTY of 1.13 and later makes each new `log gsmtap`
- *  target non-blocking with this.  The shim's targets never block and have
- *  no descriptor of libosmocore's, so for them asking for that succeeds and
- *  asking for blocking fails (EINVAL); any other instance is libosmocore's. */
-int gsmtap_source_set_nonblock(struct gsmtap_inst *gti, int on)
+/* \a gti as one of the shim's own targets' instances, or NULL: libosmocore's. */
+static struct compat_inst *own_inst(const struct gsmtap_inst *gti)
 {
 	pthread_once(&check_once, check_cb);
-	if (supported && compat_inst_is_placeholder(gti)) {
-		if (on)
-			return 0;
-		errno = EINVAL;
-		return -1;
+	return supported ? compat_inst_of(gti) : NULL;
+}
+
+/*! Interposed as well: the VTY of 1.13 and later makes each new `log gsmtap`
+ *  target non-blocking with this, unless told `blocking-io` or `wq`.  For
+ *  the shim's own targets it only records what was asked, as libosmocore
+ *  would set it (a queued one stays as it is), for the two functions below;
+ *  any other instance is libosmocore's. */
+int gsmtap_source_set_nonblock(struct gsmtap_inst *gti, int on)
+{
+	struct compat_inst *inst = own_inst(gti);
+
+	if (inst) {
+		if (inst->io != COMPAT_IO_WQ)
+			inst->io = on ? COMPAT_IO_NONBLOCKING : COMPAT_IO_BLOCKING;
+		return 0;
 	}
-	if (!original_set_nonblock) {
+	if (!original.set_nonblock) {
 		errno = ENOSYS;
 		return -1;
 	}
-	return original_set_nonblock(gti, on);
+	return original.set_nonblock(gti, on);
+}
+
+/*! Interposed: the VTY prints ` wq` after `log gsmtap HOST`, and refuses
+ *  the line again without it, when this says so. */
+bool gsmtap_source_using_wq(const struct gsmtap_inst *gti)
+{
+	struct compat_inst *inst = own_inst(gti);
+
+	if (inst)
+		return inst->io == COMPAT_IO_WQ;
+	return original.using_wq && original.using_wq(gti);
+}
+
+/*
+ * The VTY prints ` blocking-io`, and refuses the line again with or without
+ * it, by the O_NONBLOCK of the descriptor gsmtap_inst_fd2() gives
+ * (osmo_sock_get_nonblock()), and ignores one below 1.  A shim's target has
+ * none of libosmocore's, so it gives one of two descriptors of /dev/null,
+ * opened once per process, which only have their flags read: [1] blocking,
+ * [0] non-blocking.
+ */
+static pthread_once_t markers_once = PTHREAD_ONCE_INIT;
+static int markers[2] = { -1, -1 };
+
+static void markers_cb(void)
+{
+	for (int blocking = 0; blocking < 2; blocking++) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC | (blocking ? 0 : O_NONBLOCK));
+
+		if (fd < 0)
+			continue;	/* -1: the VTY shows no option at all */
+		markers[blocking] = fcntl(fd, F_DUPFD_CLOEXEC, 3);	/* not 0, not stdio */
+		close(fd);
+	}
+}
+
+/*! Interposed: for the shim's own targets, a descriptor whose O_NONBLOCK
+ *  says the I/O option (above); it must not be used or closed. */
+int gsmtap_inst_fd2(const struct gsmtap_inst *gti)
+{
+	struct compat_inst *inst = own_inst(gti);
+
+	if (inst) {
+		pthread_once(&markers_once, markers_cb);
+		return markers[inst->io == COMPAT_IO_BLOCKING];
+	}
+	if (!original.inst_fd2) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return original.inst_fd2(gti);
 }

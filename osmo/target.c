@@ -32,7 +32,7 @@
  * talloc_free(target) frees it too.
  */
 struct osmo_sink {
-	union compat_inst inst;			/*!< must stay first: see above */
+	struct compat_inst inst;		/*!< must stay first: see above */
 	_Atomic(struct gsmtaplog *) sender;	/*!< the socket or ring of this process */
 	struct osmo_sink *next;			/*!< in `sinks` */
 	struct gsmtaplog_opts opts;		/*!< what it was opened with, the host and port

@@ -25,8 +25,8 @@ is "${loaded% *}" "$OSMO_SONAME" "osmo-sender runs with $OSMO_SONAME (${loaded#*
 readelf -d "$PRELOAD" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort >"$T/needed"
 is "$(grep -c -E 'libosmo|libtalloc' "$T/needed")" 0 "it needs no libosmocore and no talloc ($(paste -sd' ' "$T/needed"))"
 is "$(nm -D --defined-only "$PRELOAD" | awk '$2 == "T" { print $3 }' | sort | paste -sd' ')" \
-	"gsmtap_source_set_nonblock log_target_create_gsmtap" \
-	"it exports log_target_create_gsmtap() and gsmtap_source_set_nonblock() and nothing else"
+	"gsmtap_inst_fd2 gsmtap_source_set_nonblock gsmtap_source_using_wq log_target_create_gsmtap" \
+	"it exports log_target_create_gsmtap() and the three functions the VTY asks about its I/O, and nothing else"
 is "$(nm -D "$PRELOAD" | awk '$1 == "U" && $2 ~ /^(log_|_?talloc)/' | wc -l)" 0 \
 	"libosmocore and talloc are referenced weakly: absent, they are 0, not a load error"
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test_osmo_vty.sh: the VTY sees the gsmtaplog target as `log gsmtap HOST`; `no log gsmtap` and a new one work at run time, leaving nothing behind.
+# test_osmo_vty.sh: the VTY sees the gsmtaplog target as `log gsmtap HOST`; `no log gsmtap` and a new one work at run time, leaving nothing behind;
+# under the shim the VTY, with its I/O options (libosmocore 1.13 on), says and accepts exactly what it does without it.
 # Usage: test_osmo_vty.sh PLUGIN MAKE_FIXTURE hlr|mgw|rebuilt|shim (under flock /tmp/gsmtaplog-4729.lock)
 . "$SRCDIR/tests/dissector/lib.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
@@ -146,4 +147,101 @@ is "$(sockets)" "$fds" "50 rounds: as many sockets as before ($fds)"
 is "$(talloc_count 'struct log_target')" "$targets" "50 rounds: as many log targets as before ($targets)"
 is "$(talloc_count gsmtaplog_osmo_sink)" 1 "50 rounds: one gsmtaplog_osmo_sink"
 osmo_stop
+
+# The rest is about the shim: osmo-rebuilt's own command is not libosmocore's.
+if [ "$OSMO_NAME" = rebuilt ]; then
+	done_testing
+	exit
+fi
+
+# `log gsmtap HOST [(nonblocking-io|blocking-io|wq)]` (the VTY of 1.13 on):
+# each option made, shown, entered again (accepted) and changed (refused).
+io_round() {	# io_round OPTION...: the first makes the target; the others are entered again
+	local o
+	printf '%s\n' "configure terminal" "no log gsmtap 127.0.0.1" "log gsmtap 127.0.0.1${1:+ $1}" \
+		" logging level set-all notice" end
+	shift
+	for o in "$@"; do
+		printf '%s\n' "configure terminal" "log gsmtap 127.0.0.1${o:+ $o}" end
+	done
+	echo "write terminal"
+}
+io_rounds() {
+	io_round wq wq "" blocking-io nonblocking-io
+	io_round blocking-io blocking-io "" nonblocking-io wq
+	io_round "" "" nonblocking-io blocking-io wq
+	io_round nonblocking-io "" nonblocking-io blocking-io wq
+}
+# The same line twice in a config file: both blocks apply.
+io_config() {	# io_config OPTION
+	printf '%s\n' "log gsmtap 127.0.0.1${1:+ $1}" ' logging level set-all notice' \
+		"log gsmtap 127.0.0.1${1:+ $1}" ' logging filter all 1'
+	osmo_config | sed '1,/^log file /{/^log file /!d}'	# the rest, without its gsmtap target
+}
+# io_rounds_transcript NAME [--no-shim]: the rounds in one session, into $T/NAME.rounds
+io_rounds_transcript() {
+	local name=$1 cmds
+	shift
+	mapfile -t cmds < <(io_rounds)
+	io_config "" >"$T/$OSMO_NAME.cfg"
+	osmo_start "$@"
+	"$VTY_PY" -x "$OSMO_VTY" enable "${cmds[@]}" >"$T/$name.rounds"
+	osmo_stop
+}
+# io_config_transcript NAME [--no-shim]: the program on each option's config, into $T/NAME.config-OPTION
+io_config_transcript() {
+	local name=$1 o
+	shift
+	for o in "${io_options[@]}"; do
+		io_config "$o" >"$T/$OSMO_NAME.cfg"
+		osmo_start "$@"
+		vty enable "write terminal" >"$T/$name.config-$o"
+		osmo_stop
+	done
+}
+gsmtap_lines() {	# gsmtap_lines FILE: its `log gsmtap` lines, comma-separated
+	grep '^log gsmtap ' "$1" | paste -sd,
+}
+release_has_io() {
+	[ "$(printf '%s\n' 1.13 "$OSMO_RELEASE" | sort -V | head -n 1)" = 1.13 ]
+}
+
+io_options=()
+release_has_io && io_options=(wq blocking-io nonblocking-io)
+io_rounds_transcript libosmocore --no-shim
+io_rounds_transcript shim
+diff "$T/libosmocore.rounds" "$T/shim.rounds" >"$T/rounds.diff"
+ok $? "log gsmtap 127.0.0.1 with each option made, entered again, changed: every answer is libosmocore's own ($(
+	grep -c '^> ' "$T/shim.rounds") commands, $(grep -c '^% ' "$T/shim.rounds") refusals)"
+sed 's/^/#   /' "$T/rounds.diff" | head -n 20
+if release_has_io; then
+	is "$(gsmtap_lines "$T/shim.rounds")" \
+		"log gsmtap 127.0.0.1 wq,log gsmtap 127.0.0.1 blocking-io,log gsmtap 127.0.0.1,log gsmtap 127.0.0.1" \
+		"the rounds: write terminal shows wq, blocking-io, none, none (nonblocking-io is the default)"
+	is "$(grep -c '^% Remove and re-add the log gsmtap target' "$T/shim.rounds")" 10 \
+		"each change of option is refused, as libosmocore refuses it (10 of the 14 lines entered again)"
+	# `write file`, and the program started again from what it wrote.
+	osmo_start
+	vty enable "configure terminal" "no log gsmtap 127.0.0.1" "log gsmtap 127.0.0.1 wq" "end" "write file" >/dev/null
+	ok $? "write file after log gsmtap 127.0.0.1 wq: accepted"
+	osmo_stop
+	is "$(gsmtap_lines "$T/$OSMO_NAME.cfg")" "log gsmtap 127.0.0.1 wq" "the config file keeps the option"
+	osmo_start
+	is "$(vty enable "write terminal" | gsmtap_lines /dev/stdin)" "log gsmtap 127.0.0.1 wq" "and the program reads it back"
+	osmo_stop
+fi
+io_config_transcript libosmocore --no-shim
+io_config_transcript shim
+for o in "${io_options[@]}"; do
+	cmp -s "$T/libosmocore.config-$o" "$T/shim.config-$o"
+	ok $? "a config with 'log gsmtap 127.0.0.1 $o' twice: write terminal is libosmocore's own ($(gsmtap_lines "$T/shim.config-$o"))"
+done
+if release_has_io; then
+	is "$(gsmtap_lines "$T/shim.config-wq")" "log gsmtap 127.0.0.1 wq" "libosmocore $OSMO_RELEASE: the config with wq loads whole"
+	is "$(grep -c '^ logging level [^ ]* notice$' "$T/shim.config-wq")" \
+		"$(grep -c '^ logging level [^ ]* notice$' "$T/libosmocore.config-wq")" "with the first block's levels"
+	is "$(gsmtap_lines "$T/shim.config-blocking-io")" "log gsmtap 127.0.0.1 blocking-io" "and the config with blocking-io"
+else
+	is "$(grep -c '^log gsmtap 127.0.0.1 ' "$T/shim.rounds")" 0 "libosmocore $OSMO_RELEASE has no I/O options, with and without the shim"
+fi
 done_testing

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 # vty.py: run commands on an osmo program's telnet VTY and print what each printed.
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Usage: vty.py PORT COMMAND...
+"""Usage: vty.py [-x] PORT COMMAND...
 
 Connects to 127.0.0.1:PORT, waits for the prompt, sends each COMMAND and
-prints its output (the echo and the next prompt removed).  Exits 1 when the
-VTY does not answer within 10 s or a command is refused ("% Unknown command",
-"% Command incomplete", ...)."""
+prints its output (the echo and the next prompt removed); -x prints each
+COMMAND before it, as "> COMMAND", for a transcript.  Exits 1 when the VTY
+does not answer within 10 s or a command is refused ("% Unknown command",
+"% Command incomplete", "% Remove and re-add ...", ...)."""
 import re
 import socket
 import sys
@@ -50,7 +51,11 @@ def read_prompt(sock):
 
 
 def main():
-    port, commands = int(sys.argv[1]), sys.argv[2:]
+    args = sys.argv[1:]
+    transcript = args[:1] == ["-x"]
+    if transcript:
+        args = args[1:]
+    port, commands = int(args[0]), args[1:]
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     read_prompt(sock)
     status = 0
@@ -61,9 +66,11 @@ def main():
         if lines and lines[0].strip() == cmd.strip():
             lines = lines[1:]
         text = "\n".join(lines).strip("\n")
+        if transcript:
+            print(f"> {cmd}")
         if text:
             print(text)
-        if re.search(r"^% (Unknown|Command incomplete|Ambiguous|There is no|Unable)", text, re.M):
+        if re.search(r"^% (Unknown|Command incomplete|Ambiguous|There is no|Unable|Remove and re-add)", text, re.M):
             print(f"vty.py: refused: {cmd}", file=sys.stderr)
             status = 1
     sock.close()

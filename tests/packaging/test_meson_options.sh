@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_meson_options.sh: the meson options as others use them: with no optional dependency (pkg-config finds
 # nothing) only the library and its tests are built, and they pass; an enabled part names its missing package;
-# the plugin goes where Wireshark finds it for each prefix; gsmtaplog works as a meson subproject.
+# the plugin goes where Wireshark finds it for each prefix; gsmtaplog works as a meson subproject; the osmo drop-in
+# on a libosmocore release it was not tested with; ./bootstrap names no folder of the machine for the libosmocore sources.
 . "$SRCDIR/tests/tap.sh"
 need meson ninja tshark setpriv
 VERSION=${1:?usage: $0 VERSION}
@@ -106,5 +107,54 @@ is "$("$T/consumer/build/consumer")" "$VERSION $VERSION 1" \
 is "$(meson introspect --targets "$T/consumer/build" | python3 -c 'import json, sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')" \
 	"consumer daemon drain gsmtap-log gsmtap-log-agent gsmtaplog wire" \
 	"as a subproject, only the library (with its wire module), gsmtap-log and the agent (with drain and daemon) are built: no collector, plugin or tests"
+
+# The osmo drop-in on a libosmocore that pkg-config reports as RELEASE (a .pc
+# file alone: setup reads no more of it); only the library and the drop-in.
+osmo_setup() {	# osmo_setup RELEASE MESON-OPTIONS...: setup's exit status; its output in $T/osmo-RELEASE.setup
+	local release=$1
+	shift
+	mkdir -p "$T/pc-$release"
+	printf '%s\n' "Name: libosmocore" "Description: fake" "Version: $release" "Libs: -losmocore" \
+		>"$T/pc-$release/libosmocore.pc"
+	PKG_CONFIG_LIBDIR=$T/pc-$release PKG_CONFIG_PATH= meson setup "$T/osmo-$release$*" "$SRCDIR" \
+		-Dreceiver=disabled -Ddissector=disabled -Dtests=disabled -Dbench=disabled "$@" \
+		>"$T/osmo-$release.setup" 2>&1
+}
+osmo_setup 1.9.0 -Dosmo=enabled
+is $? 1 "-Dosmo=enabled on libosmocore 1.9.0, a release it was not tested with: setup fails"
+grep -q 'Feature osmo cannot be enabled: libosmocore 1.9.0 is not a release libgsmtaplog-osmo was tested with (1.10, 1.14, 1.7)' \
+	"$T/osmo-1.9.0.setup"
+ok $? "and says why: $(grep -o 'Feature osmo.*' "$T/osmo-1.9.0.setup")"
+osmo_setup 1.9.0 -Dosmo=auto
+is $? 0 "-Dosmo=auto on libosmocore 1.9.0: setup passes"
+is "$(parts "$T/osmo-1.9.0.setup" | grep -o 'osmo drop-in=[A-Z]*')" "osmo drop-in=NO" "without the drop-in"
+grep -q 'WARNING: libosmocore 1.9.0 is not a release libgsmtaplog-osmo was tested with (1.10, 1.14, 1.7): it is not built' \
+	"$T/osmo-1.9.0.setup"
+ok $? "and one line that says why"
+osmo_setup 1.14.2 -Dosmo=enabled
+is $? 0 "-Dosmo=enabled on libosmocore 1.14.2, a tested release: setup passes"
+is "$(parts "$T/osmo-1.14.2.setup" | grep -o 'osmo drop-in=[A-Z]*')" "osmo drop-in=YES" "with the drop-in"
+
+# ./bootstrap in a fresh checkout elsewhere, with shared/ beside it, as CI runs
+# it; meson, ninja and dpkg-query are stubs that say what they were asked.
+mkdir -p "$T/ci/gsmtaplog" "$T/ci/shared/libosmocore" "$T/stubs" "$T/bs-build/receiver"
+cp "$SRCDIR/bootstrap" "$T/ci/gsmtaplog/"
+printf '#!/bin/sh\necho "$*" >>"%s/meson.args"\n' "$T" >"$T/stubs/meson"
+printf '#!/bin/sh\nexit 0\n' >"$T/stubs/ninja"
+printf '#!/bin/sh\necho "install ok installed"\n' >"$T/stubs/dpkg-query"
+printf '#!/bin/sh\necho "collector $*"\n' >"$T/bs-build/receiver/gsmtap-logd"
+chmod +x "$T/stubs/"* "$T/bs-build/receiver/gsmtap-logd"
+bootstrap_setup() {	# bootstrap_setup [VAR=VALUE]: the meson command line of `bootstrap run`, from $T
+	rm -f "$T/meson.args"
+	(cd "$T" && env -u LIBOSMOCORE_SOURCES PATH="$T/stubs:$PATH" BUILD="$T/bs-build" "$@" \
+		"$T/ci/gsmtaplog/bootstrap" run -v) >"$T/bootstrap.out" 2>&1 || echo "bootstrap failed: $(tail -n 2 "$T/bootstrap.out")"
+	cat "$T/meson.args"
+}
+is "$(bootstrap_setup)" "setup -Dauto_features=enabled $T/bs-build" \
+	"bootstrap: no -Dlibosmocore_sources, so meson's default, ../shared/libosmocore beside the checkout"
+is "$(cat "$T/bootstrap.out")" "collector -v" "bootstrap run: then the collector, with its options"
+is "$(bootstrap_setup LIBOSMOCORE_SOURCES=elsewhere/libosmocore)" \
+	"setup -Dauto_features=enabled -Dlibosmocore_sources=$T/elsewhere/libosmocore $T/bs-build" \
+	"LIBOSMOCORE_SOURCES=elsewhere/libosmocore: that folder, from where bootstrap was run"
 
 done_testing

@@ -90,6 +90,7 @@ struct output_request {
 	bool json;		/*!< text: JSON lines (--text-format json) */
 	const struct nats_config *nats;	/*!< nats: the cluster and what to publish there */
 	struct ring_ledger *ledger;	/*!< a file output's figures go there (ring.h); NULL: its own */
+	bool sync;		/*!< fdatasync each batch (ring.h): an archiver's main output */
 	char error[256];	/*!< why output_open() failed, when errno cannot say it (a broker's answer) */
 	/* filled by output_prepare(), taken over by output_open() */
 	char *dir;		/*!< the directory part of path */

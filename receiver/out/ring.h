@@ -50,6 +50,8 @@ struct ring_opts {
 	unsigned int stop_files; /*!< -a files: writing stops instead of starting numbered file N+1 */
 	mode_t mode;		/*!< file mode before umask, normally 0666 */
 	struct ring_ledger *ledger;	/*!< where to keep its figures; NULL: in the ring */
+	bool sync;		/*!< fdatasync each batch (and the directory for each new file): an
+				     archiver acknowledges to its broker only what is on disk */
 };
 
 struct ring;

@@ -7,25 +7,14 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
 
-# consumer_leader: the node (1..N) that leads the consumer arch now, from the monitoring ports.
+# consumer_leader: the node (1..N) that leads the consumer arch now, as the JetStream API says it.
 consumer_leader() {
-	python3 - "${NATS_HTTP[@]:1}" <<-'PY'
-	import json, sys, urllib.request
-	for port in sys.argv[1:]:
-	    try:
-	        jsz = json.loads(urllib.request.urlopen(
-	            f"http://127.0.0.1:{port}/jsz?accounts=true&streams=true&consumers=true", timeout=2).read())
-	    except Exception:
-	        continue
-	    for acc in jsz.get("account_details") or []:
-	        for s in acc.get("stream_detail") or []:
-	            for c in s.get("consumer_detail") or []:
-	                leader = (c.get("cluster") or {}).get("leader") or ""
-	                if c["name"] == "arch" and leader.startswith("n"):
-	                    print(leader[1:])
-	                    sys.exit(0)
-	sys.exit(1)
-	PY
+	js_api '$JS.API.CONSUMER.INFO.GSMTAP.arch' | python3 -c '
+import json, sys
+leader = (json.load(sys.stdin).get("cluster") or {}).get("leader") or ""
+if not leader.startswith("n"):
+    sys.exit(1)
+print(leader[1:])'
 }
 
 edge_and_archiver

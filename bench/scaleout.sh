@@ -5,7 +5,8 @@
 #
 #   bench/scaleout.sh [BUILDDIR]       (meson: meson test -C build --benchmark --suite bench scaleout -v)
 #
-# Environment: N (datagrams per full-rate run, default 1000000), HOSTS (16), RATES ("100000 200000 300000
+# Environment: N (datagrams per full-rate run, default 1000000), HOSTS (16), ARCH_BASELINE (a gsmtap-logd
+# whose archiver does not fdatasync, e.g. 5378fac's, to compare with), RATES ("100000 200000 300000
 # 400000 500000"; NATS_RATES "10000 20000 40000 60000 80000" for the NATS systems), RATE_N (400000 per fixed-rate run), SYSTEMS (the list below).  Run it alone
 # (flock /tmp/gsmtaplog-bench.lock): it wants the machine.
 set -u
@@ -109,19 +110,28 @@ for sys in $SYSTEMS; do
 	run_one "$sys" $((N / HOSTS)) 0
 done
 
+# archive LOGD DURABLE LABEL: that archiver reads the whole stream on its own consumer into its own files; its rate.
+archive() {
+	local d=$T/arch-$2 pid t0 t1 ac
+	mkdir -p "$d"
+	t0=$(date +%s.%N)
+	"$1" -q --from-nats "$NATS_URLS" --durable "$2" -w "$d/a.pcapng" --text "$d/a.log" 2>"$d.err" &
+	pid=$!
+	wait_until 600 acked "$2" "$STORED"
+	t1=$(date +%s.%N)
+	ac=$(cpu_ticks "$pid")
+	kill -TERM "$pid"
+	wait "$pid"
+	awk -v n="$STORED" -v w="$(kv "$d.err" written)" -v cpu="$ac" -v hz="$HZ" -v t0="$t0" -v t1="$t1" -v l="$3" \
+		'BEGIN { printf "  archiver  stored=%s written=%s in_s=%.2f rate=%.0f cpu_s_per_M=%.2f (pcapng + text, %s)\n", n, w, t1 - t0, n / (t1 - t0), cpu / hz * 1e6 / n, l }'
+	rm -rf "$d"
+}
+
 echo "scaleout: the archiver, reading everything the NATS runs stored"
 STORED=$(stream_messages GSMTAP)
-mkdir -p "$T/arch"
-t0=$(date +%s.%N)
-"$LOGD" -q --from-nats "$NATS_URLS" --durable bench -w "$T/arch/a.pcapng" --text "$T/arch/a.log" 2>"$T/arch.err" &
-APID=$!
-wait_until 600 acked bench "$STORED"
-t1=$(date +%s.%N)
-ac=$(cpu_ticks "$APID")
-kill -TERM "$APID"
-wait "$APID"
-awk -v n="$STORED" -v w="$(kv "$T/arch.err" written)" -v cpu="$ac" -v hz="$HZ" -v t0="$t0" -v t1="$t1" \
-	'BEGIN { printf "  archiver  stored=%s written=%s in_s=%.2f rate=%.0f cpu_s_per_M=%.2f (pcapng + text)\n", n, w, t1 - t0, n / (t1 - t0), cpu / hz * 1e6 / n }'
+archive "$LOGD" bench "fdatasync per batch before acknowledging"
+# ARCH_BASELINE: a gsmtap-logd that does not sync (5378fac), for what the fdatasync costs
+[ -n "${ARCH_BASELINE:-}" ] && archive "$ARCH_BASELINE" baseline "$ARCH_BASELINE: no fdatasync"
 
 echo "scaleout: fixed rates, $RATE_N datagrams each; a system leaves the ladder at its first loss"
 for sys in $SYSTEMS; do

@@ -112,12 +112,27 @@ static struct statsfile *prepare_stats_file(const struct options *opt, const str
 	return f;
 }
 
+/* Whether an input's source (a broker) delivers again what is not acknowledged. */
+static bool redelivering(const struct collector *c)
+{
+	struct input *in;
+
+	for (size_t i = 0; (in = collector_input(c, i)); i++)
+		if (in->redelivers)
+			return true;
+	return false;
+}
+
 static void open_outputs(struct options *opt, const struct privs *privs, struct collector *c)
 {
 	for (size_t i = 0; i < opt->n_outputs; i++) {
 		struct output_request *req = &opt->outputs[i];
 		char *dir = req->dir ? strdup(req->dir) : NULL;
-		struct output *o = output_open(req, &opt->rotation, c, time(NULL));
+		struct output *o;
+
+		/* the main output is the archive's key: acknowledged only once on disk */
+		req->sync = i == 0 && redelivering(c);
+		o = output_open(req, &opt->rotation, c, time(NULL));
 
 		if (!o && errno == EACCES && privs->drop)
 			log_fatal("cannot write %s as user %s: %s; make %s writable by %s "
@@ -130,6 +145,22 @@ static void open_outputs(struct options *opt, const struct privs *privs, struct 
 			log_fatal("too many outputs");
 		free(dir);
 	}
+}
+
+/* One archiver per archive: a second would share the durable consumer's messages
+ * with the first, and each would count the other's as lost. */
+static void lock_archive(const struct output *main)
+{
+	char holder[24], who[40] = "";
+	int rc = readback_lock(main, holder, sizeof(holder));
+
+	if (*holder)
+		snprintf(who, sizeof(who), " (pid %s)", holder);
+	if (rc == -EWOULDBLOCK)
+		log_fatal("another archiver%s writes %s: refusing a second one on the same archive (each would "
+			  "take part of the durable consumer's messages and count the rest as lost)", who, main->path);
+	if (rc)
+		log_fatal("cannot lock %s for this archiver: %s", main->path, strerror(-rc));
 }
 
 /* What an earlier run recorded, read back from the main output's files: what the
@@ -156,9 +187,14 @@ static void know_earlier(struct collector *c)
 			"recorded twice (with -w, the pcapng output is read back)", main->kind);
 		return;
 	}
+	if (redelivers)
+		lock_archive(main);
 	readback(main, resumes, collector_know_cb, c, &found);
 	if (!redelivers)
 		return;
+	for (size_t i = 0; (in = collector_input(c, i)); i++)
+		if (in->redelivers)
+			in->archive = collector_held(c);
 	collector_held_mark(c, &m);
 	if (m.top)
 		log_say("read back %zu datagrams from %zu files of the %s output: it holds stream %s (created %llu) "

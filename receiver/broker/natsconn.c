@@ -281,9 +281,10 @@ int natsconn_scan(jsCtx *js, const struct nats_config *cfg, const char *subject,
 int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pending, struct natsconn_consumer *out,
 		     char *err)
 {
-	char subject[256];
+	char subject[256], made[96];
 	jsConsumerConfig cc;
 	jsConsumerInfo *ci = NULL;
+	struct timespec now;
 	jsErrCode jerr = 0;
 	natsStatus s = js_GetConsumerInfo(&ci, js, cfg->stream, cfg->durable, NULL, &jerr);
 
@@ -296,6 +297,10 @@ int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pendi
 		cc.MaxAckPending = max_pending;
 		cc.DeliverPolicy = js_DeliverAll;
 		cc.FilterSubject = subject;
+		/* its identity: a leader change keeps the config, and alters Created */
+		clock_gettime(CLOCK_REALTIME, &now);
+		snprintf(made, sizeof(made), "gsmtap-logd made it at %lld.%09ld", (long long)now.tv_sec, now.tv_nsec);
+		cc.Description = made;
 		s = js_AddConsumer(&ci, js, cfg->stream, &cc, NULL, &jerr);
 		out->made = true;
 	} else {
@@ -305,6 +310,8 @@ int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pendi
 		s = NATS_ERR;
 	if (s == NATS_OK) {
 		out->created = (uint64_t)ci->Created;
+		snprintf(out->description, sizeof(out->description), "%s",
+			 ci->Config && ci->Config->Description ? ci->Config->Description : "");
 		out->ack_floor = ci->AckFloor.Stream;
 		out->delivers_all = ci->Config && ci->Config->DeliverPolicy == js_DeliverAll;
 	}

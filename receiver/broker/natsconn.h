@@ -86,7 +86,10 @@ int natsconn_scan(jsCtx *js, const struct nats_config *cfg, const char *subject,
 
 /*! What a durable consumer is now. */
 struct natsconn_consumer {
-	uint64_t created;	/*!< when it was created, ns: another value is another consumer */
+	uint64_t created;	/*!< when the server answering created its copy, ns: each replica has
+				     its own, so a leader change alters it (no identity) */
+	char description[96];	/*!< what it was made with: one that natsconn_durable() made says
+				     when, so another value is another consumer */
 	uint64_t ack_floor;	/*!< every stream sequence up to this one was acknowledged (or is gone) */
 	bool delivers_all;	/*!< it delivers the stream from its first message */
 	bool made;		/*!< it was missing and was created now */

@@ -155,6 +155,11 @@ void collector_held_mark(const struct collector *c, struct held_mark *m)
 	held_mark(c->held, m);
 }
 
+const struct held *collector_held(const struct collector *c)
+{
+	return c->held;
+}
+
 void collector_set_packets_limit(struct collector *c, uint64_t packets)
 {
 	c->packets_limit = packets ? packets : UINT64_MAX;

@@ -102,10 +102,14 @@ void collector_take_cb(void *ctx, const struct rx_record *r);
  *  on.  Nothing is counted or written. */
 void collector_know_cb(void *ctx, const struct rx_record *r);
 
+struct held;
 struct held_mark;
 
 /*! What the main output holds of a broker's stream, for the mark it writes (held.h). */
 void collector_held_mark(const struct collector *c, struct held_mark *m);
+
+/*! The set itself, for a broker's input to consult on the loop's thread (input.h, archive). */
+const struct held *collector_held(const struct collector *c);
 
 /*! Start of a loop turn: bring the inputs' counters (kernel drops) up to date. */
 void collector_refresh(struct collector *c);

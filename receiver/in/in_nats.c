@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "held.h"
 #include "input.h"
 #include "natsconn.h"
 #include "natsmsg.h"
@@ -24,9 +25,12 @@
  * (held.h): written in this run, or read back from the archive's files, which
  * carry each packet's sequence and now and then a mark of the whole.  The
  * consumer's acknowledgement floor, asked for every second, tells the
- * collector which sequences are settled.  The requester also notices a
- * consumer that has gone (deleted, or its stream created anew) and makes it
- * again.
+ * collector which sequences are settled, once each sequence below it is known:
+ * held in the archive, found not ours in this run, or else fetched again by its
+ * sequence (acknowledged by an earlier run whose writes a crash lost before they
+ * reached the disk) or counted as expired (it left the stream, by its limits or
+ * a purge, before it was delivered).  The requester also notices a consumer
+ * that has gone (deleted, or its stream created anew) and makes it again.
  */
 
 /* Messages per pull request, and per read(). */
@@ -45,6 +49,9 @@
 /* The consumer is looked up this often: is it still there, how far it is acknowledged. */
 #define NATS_IN_LOOK_MS		1000
 
+/* Ranges of sequences the loop hands to the requester at once, to fetch again. */
+#define NATS_IN_GAPS		64
+
 /* Room for what the loop has yet to say. */
 #define NATS_IN_NEWS_MAX	(2 * NATSCONN_ERR_MAX + 512)
 
@@ -52,6 +59,12 @@
 struct queued {
 	natsMsg *msg;
 	uint64_t epoch;		/*!< the stream's creation time when it came */
+	bool fetched;		/*!< fetched again by its sequence: nothing to acknowledge */
+};
+
+/* Stream sequences first..last. */
+struct gap {
+	uint64_t first, last;
 };
 
 struct in_nats {
@@ -78,18 +91,35 @@ struct in_nats {
 	uint64_t epoch;			/*!< the stream's creation time, as last found */
 	uint64_t settled;		/*!< the consumer's acknowledgement floor in that stream, 0: unknown */
 	char news[NATS_IN_NEWS_MAX];	/*!< what the loop has yet to say */
-	_Atomic uint64_t fetch_errors, consumer_gone;
+	uint64_t queued;		/*!< messages ever queued */
+	struct gap gaps[NATS_IN_GAPS];	/*!< for the requester to fetch again, the first one's first next */
+	size_t n_gaps;
+	uint64_t gaps_epoch;		/*!< the stream they are sequences of */
+	uint64_t gaps_to;		/*!< every sequence up to here is known or in the gaps */
+	uint64_t fetched_at;		/*!< the gaps are fetched: what they held was queued before
+					     queued reached this; UINT64_MAX: not yet */
+	_Atomic uint64_t fetch_errors, consumer_gone, refetched, expired, expired_first, expired_last;
 
 	/* the loop's */
 	natsMsg *held[NATS_IN_MAX_PENDING];	/*!< delivered, not yet acknowledged */
 	size_t n_held;
 	uint64_t delivered, not_ours, acked, redelivered;
+	uint64_t taken;			/*!< messages taken from the queue */
+	struct held *not_ours_seen;	/*!< the sequences found not ours in this run */
+	uint64_t checked_epoch;		/*!< the stream of what follows */
+	uint64_t checked;		/*!< up to here each sequence is held, not ours, or in the gaps */
+	uint64_t known;			/*!< up to here each is held, not ours, or fetched again and
+					     taken, or expired: the floor the records may carry */
+	bool gaps_out;			/*!< the requester has gaps to fetch */
 	char why[64];			/*!< why the last read failed */
 	char said[NATS_IN_NEWS_MAX];	/*!< news() hands this out */
 
 	/* the requester's */
-	uint64_t consumer_created;	/*!< the consumer found last: another means it was made anew */
+	char consumer_made[96];		/*!< the consumer found last, by its description */
+	bool found;			/*!< one was found */
 	bool failing;			/*!< it could not be had last time (said once) */
+	struct gap fetching;		/*!< the gaps it fetches now, from the first's first to the last's last */
+	uint64_t fetching_again, fetching_gone;	/*!< fetched again and gone, so far */
 };
 
 static void wake(struct in_nats *n)
@@ -176,7 +206,8 @@ static void message_cb(natsConnection *nc, natsSubscription *sub, natsMsg *msg, 
 		natsMsg_Destroy(msg);
 		return;
 	}
-	n->queue[(n->q_first + n->q_len++) % NATS_IN_QUEUE] = (struct queued){ msg, n->epoch };
+	n->queue[(n->q_first + n->q_len++) % NATS_IN_QUEUE] = (struct queued){ msg, n->epoch, false };
+	n->queued++;
 	/* one request is open at a time: a late message of one given up counts too */
 	if (n->open && --n->left <= 0) {
 		n->open = false;
@@ -197,6 +228,13 @@ static void complete_cb(void *closure)
 	pthread_mutex_unlock(&n->mu);
 }
 
+/* Whether the queue has room for a batch, and for the rest of a request given up
+ * and arriving late. */
+static bool room_locked(const struct in_nats *n)
+{
+	return n->q_len + 2 * NATS_IN_BATCH <= NATS_IN_QUEUE;
+}
+
 /* One pull request when none is open and a batch fits; \returns whether one was sent. */
 static bool request(struct in_nats *n)
 {
@@ -204,8 +242,7 @@ static bool request(struct in_nats *n)
 	uint64_t now = natsconn_now_ms(), id;
 
 	pthread_mutex_lock(&n->mu);
-	/* room for this batch and for the rest of one given up, arriving late */
-	if ((n->open && now < n->give_up_ms) || n->q_len + 2 * NATS_IN_BATCH > NATS_IN_QUEUE) {
+	if ((n->open && now < n->give_up_ms) || !room_locked(n)) {
 		pthread_mutex_unlock(&n->mu);
 		return false;
 	}
@@ -234,15 +271,18 @@ static bool request(struct in_nats *n)
 
 /* The consumer as the cluster has it now, made again when it has gone: the
  * stream it reads and how far it is acknowledged, for the loop; a consumer
- * that is not the one found before is said.  \returns 0 or -EAGAIN */
+ * that is not the one found before is said.  Its identity is its description
+ * (natsconn_durable() writes when it made it), not its creation time: each
+ * replica has its own, so that a leader change would look like a new consumer.
+ * \returns 0 or -EAGAIN */
 static int look(struct in_nats *n)
 {
 	struct natsconn_consumer cc;
 	char err[NATSCONN_ERR_MAX], what[NATSCONN_ERR_MAX + 256];
-	uint64_t epoch, before;
+	uint64_t epoch, before, settled;
 
 	if (natsconn_durable(n->conn->js, &n->cfg, NATS_IN_MAX_PENDING, &cc, err) ||
-	    (cc.created != n->consumer_created && natsconn_stream_created(n->conn->js, &n->cfg, &epoch, err))) {
+	    natsconn_stream_created(n->conn->js, &n->cfg, &epoch, err)) {
 		if (!n->failing) {
 			snprintf(what, sizeof(what), "cannot have the durable consumer %s: %s; trying again every %d ms",
 				 n->cfg.durable, err, NATS_IN_RETRY_MS);
@@ -256,30 +296,131 @@ static int look(struct in_nats *n)
 		tell(n, what);
 	}
 	n->failing = false;
-	if (cc.created != n->consumer_created) {
-		pthread_mutex_lock(&n->mu);
-		before = n->epoch;
-		n->epoch = epoch;
-		pthread_mutex_unlock(&n->mu);
-		if (n->consumer_created) {
-			atomic_fetch_add(&n->consumer_gone, 1);
-			snprintf(what, sizeof(what), "the durable consumer %s %s; reading on",
-				 n->cfg.durable, cc.made ? "had gone (deleted, or its stream created anew): made it again" :
-				 "was made anew by someone else");
-			tell(n, what);
-		}
-		if (before && epoch != before) {
-			snprintf(what, sizeof(what), "the stream %s was created anew: its sequences start again, "
-				 "what the archive holds of the former one stays", n->cfg.stream);
-			tell(n, what);
-		}
-		n->consumer_created = cc.created;
+	if (n->found && (cc.made || strcmp(cc.description, n->consumer_made))) {
+		atomic_fetch_add(&n->consumer_gone, 1);
+		snprintf(what, sizeof(what), "the durable consumer %s %s; reading on",
+			 n->cfg.durable, cc.made ? "had gone (deleted, or its stream created anew): made it again" :
+			 "was made anew by someone else");
+		tell(n, what);
 	}
+	n->found = true;
+	snprintf(n->consumer_made, sizeof(n->consumer_made), "%s", cc.description);
 	pthread_mutex_lock(&n->mu);
+	before = n->epoch;
+	n->epoch = epoch;
 	/* another consumer's floor may pass what it never delivered */
+	settled = n->settled;
 	n->settled = cc.delivers_all ? cc.ack_floor : 0;
 	n->look = false;
 	pthread_mutex_unlock(&n->mu);
+	/* the loop checks a new floor for gaps, even when no message comes */
+	if (n->settled != settled || epoch != before)
+		ring(n);
+	if (before && epoch != before) {
+		snprintf(what, sizeof(what), "the stream %s was created anew: its sequences start again, "
+			 "what the archive holds of the former one stays", n->cfg.stream);
+		tell(n, what);
+	}
+	return 0;
+}
+
+/* What fetching the gaps found, said once they are all fetched. */
+static void tell_fetched(struct in_nats *n)
+{
+	char what[512];
+	uint64_t gone = n->fetching_gone, again = n->fetching_again;
+
+	if (!gone && !again)
+		return;	/* dropped: of a stream no longer read */
+	snprintf(what, sizeof(what), "the durable consumer %s had acknowledged %llu sequences of %s between %llu "
+		 "and %llu that the archive does not hold (written by a run whose writes a crash lost, or never "
+		 "delivered): fetched %llu again, %llu had left the stream (its limits, its age, a purge): expired",
+		 n->cfg.durable, (unsigned long long)(gone + again), n->cfg.stream,
+		 (unsigned long long)n->fetching.first, (unsigned long long)n->fetching.last,
+		 (unsigned long long)again, (unsigned long long)gone);
+	tell(n, what);
+	n->fetching_again = n->fetching_gone = 0;
+}
+
+/* A sequence that has left the stream, counted with the range of all such. */
+static void expire(struct in_nats *n, uint64_t seq)
+{
+	uint64_t first = atomic_load(&n->expired_first);
+
+	if (!first || seq < first)
+		atomic_store(&n->expired_first, seq);
+	if (seq > atomic_load(&n->expired_last))
+		atomic_store(&n->expired_last, seq);
+	atomic_fetch_add(&n->expired, 1);
+	n->fetching_gone++;
+}
+
+/* The gaps the loop found, fetched by sequence one by one, what the stream holds
+ * queued as if delivered (the collector writes what the archive does not hold),
+ * what it no longer holds counted as expired.  Each step is kept in the gaps, so
+ * that an error goes on from there.  \returns 0 or -EAGAIN */
+static int fetch_gaps(struct in_nats *n)
+{
+	jsStreamInfo *si = NULL;
+	jsErrCode jerr = 0;
+	uint64_t first_seq, epoch, seq;
+	bool stopped;
+	natsStatus s;
+
+	pthread_mutex_lock(&n->mu);
+	epoch = n->gaps_epoch;
+	if (n->n_gaps && !n->fetching.first)
+		n->fetching = (struct gap){ n->gaps[0].first, n->gaps[n->n_gaps - 1].last };
+	pthread_mutex_unlock(&n->mu);
+	if (!n->fetching.first)
+		return 0;
+	if (js_GetStreamInfo(&si, n->conn->js, n->cfg.stream, NULL, &jerr) != NATS_OK || !si)
+		return -EAGAIN;
+	first_seq = si->State.FirstSeq;
+	/* another stream now: its sequences are other messages (the loop follows) */
+	if ((uint64_t)si->Created != epoch)
+		first_seq = UINT64_MAX;
+	jsStreamInfo_Destroy(si);
+	for (;;) {
+		natsMsg *msg = NULL;
+
+		pthread_mutex_lock(&n->mu);
+		while (!n->stop && !room_locked(n))
+			pthread_cond_wait(&n->cond, &n->mu);
+		stopped = n->stop;
+		if (stopped || !n->n_gaps) {
+			pthread_mutex_unlock(&n->mu);
+			break;
+		}
+		seq = n->gaps[0].first;
+		pthread_mutex_unlock(&n->mu);
+		if (seq >= first_seq) {
+			s = js_GetMsg(&msg, n->conn->js, n->cfg.stream, seq, NULL, &jerr);
+			if (s != NATS_OK && !(s == NATS_NOT_FOUND && jerr == JSNoMessageFoundErr))
+				return -EAGAIN;
+		}
+		pthread_mutex_lock(&n->mu);
+		if (msg) {
+			n->queue[(n->q_first + n->q_len++) % NATS_IN_QUEUE] = (struct queued){ msg, epoch, true };
+			n->queued++;
+			n->fetching_again++;
+			atomic_fetch_add(&n->refetched, 1);
+		} else {
+			expire(n, seq);
+		}
+		if (n->gaps[0].first++ == n->gaps[0].last)
+			memmove(n->gaps, n->gaps + 1, --n->n_gaps * sizeof(n->gaps[0]));
+		if (!n->n_gaps)
+			n->fetched_at = n->queued;
+		pthread_mutex_unlock(&n->mu);
+		if (msg)
+			ring(n);
+	}
+	if (stopped)
+		return -EAGAIN;
+	ring(n);	/* the loop may settle them now */
+	tell_fetched(n);
+	n->fetching = (struct gap){ 0, 0 };
 	return 0;
 }
 
@@ -309,11 +450,99 @@ static void *requester(void *arg)
 		}
 		if (look_now)
 			next_look = natsconn_now_ms() + NATS_IN_LOOK_MS;
+		if (fetch_gaps(n)) {
+			atomic_fetch_add(&n->fetch_errors, 1);
+			if (!nap(n, NATS_IN_RETRY_MS))
+				break;
+			continue;
+		}
 		request(n);
 		if (!nap(n, NATS_IN_RETRY_MS))
 			break;
 	}
 	return NULL;
+}
+
+/* The sequences up to the consumer's floor \a settled in stream \a epoch that the
+ * loop cannot account for (not held in the archive, not found not ours) go to the
+ * requester to be fetched again: they were acknowledged without reaching the
+ * archive, or left the stream before they were delivered.  Until what they hold
+ * has been taken from the queue, the floor the records carry stops below them, so
+ * that the collector writes them when they come.  On the loop's thread. */
+static void find_gaps(struct in_nats *n, uint64_t settled, uint64_t epoch)
+{
+	struct gap gaps[NATS_IN_GAPS];
+	struct held_mark am, om;
+	uint64_t s, top, to = settled;
+	bool ours;
+	size_t k = 0;
+
+	if (!n->in.archive) {
+		n->known = settled;	/* no archive read back: the consumer's word alone */
+		return;
+	}
+	if (n->gaps_out || settled <= n->checked)
+		return;
+	held_mark(n->in.archive, &am);
+	held_mark(n->not_ours_seen, &om);
+	ours = am.epoch == epoch && !strcmp(am.stream, n->cfg.stream);
+	s = ours && am.floor > n->checked ? am.floor : n->checked;
+	top = ours && am.top > om.top ? am.top : om.top;
+	for (s++; s <= settled; s++) {
+		if ((ours && held_has(n->in.archive, s)) || held_has(n->not_ours_seen, s))
+			continue;
+		if (k && gaps[k - 1].last == s - 1) {
+			gaps[k - 1].last = s > top ? settled : s;
+		} else if (k == NATS_IN_GAPS) {
+			to = s - 1;
+			break;
+		} else {
+			gaps[k++] = (struct gap){ s, s > top ? settled : s };
+		}
+		s = gaps[k - 1].last;	/* above everything known: one gap to the floor */
+	}
+	n->checked = to;
+	if (!k) {
+		n->known = to;
+		return;
+	}
+	n->known = gaps[0].first - 1;
+	n->gaps_out = true;
+	pthread_mutex_lock(&n->mu);
+	memcpy(n->gaps, gaps, k * sizeof(gaps[0]));
+	n->n_gaps = k;
+	n->gaps_epoch = epoch;
+	n->gaps_to = to;
+	n->fetched_at = UINT64_MAX;
+	pthread_cond_broadcast(&n->cond);
+	pthread_mutex_unlock(&n->mu);
+}
+
+/* On the loop's thread, under the lock: the stream \a epoch is read now, what
+ * is known starts again with another; the gaps handed to the requester are
+ * known once all are fetched and all that was queued until then is taken. */
+static void follow_locked(struct in_nats *n, uint64_t epoch)
+{
+	if (epoch != n->checked_epoch) {
+		n->checked_epoch = epoch;
+		n->checked = n->known = 0;
+		n->n_gaps = 0;
+		n->gaps_out = false;
+		held_follow(n->not_ours_seen, n->cfg.stream, epoch);
+	} else if (n->gaps_out && n->fetched_at != UINT64_MAX && n->taken >= n->fetched_at) {
+		n->known = n->gaps_to;
+		n->gaps_out = false;
+	}
+}
+
+/* The sequence of a message pulled (its acknowledgement subject) or fetched again
+ * (js_GetMsg()); \returns how many times JetStream delivered it. */
+static uint64_t sequence(const struct queued *q, uint64_t *seq)
+{
+	if (!q->fetched)
+		return natsconn_deliveries(q->msg, seq);
+	*seq = natsMsg_GetSequence(q->msg);
+	return 1;
 }
 
 static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
@@ -328,6 +557,10 @@ static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
 		return -EIO;
 	}
 	pthread_mutex_lock(&n->mu);
+	settled = n->settled;
+	epoch = n->epoch;
+	/* before this batch counts as taken: a gap is known once what it held is delivered */
+	follow_locked(n, epoch);
 	while (k < NATS_IN_BATCH && k < room && n->q_len) {
 		batch[k++] = n->queue[n->q_first];
 		n->q_first = (n->q_first + 1) % NATS_IN_QUEUE;
@@ -335,26 +568,28 @@ static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
 	}
 	if (k)
 		pthread_cond_broadcast(&n->cond);	/* room: the requester may ask for more */
-	settled = n->settled;
-	epoch = n->epoch;
+	n->taken += k;
 	pthread_mutex_unlock(&n->mu);
 	for (size_t i = 0; i < k; i++) {
 		struct rx_stored stored = { .stream = n->cfg.stream, .epoch = batch[i].epoch };
-		uint64_t deliveries = natsconn_deliveries(batch[i].msg, &stored.seq);
+		uint64_t deliveries = sequence(&batch[i], &stored.seq);
 		struct rx_record r;
 
 		n->held[n->n_held++] = batch[i].msg;
 		if (natsmsg_decode(batch[i].msg, &r) || !stored.seq) {
 			n->not_ours++;	/* acknowledged, counted, not recorded */
+			if (stored.seq && stored.epoch == epoch)
+				held_add(n->not_ours_seen, stored.seq);
 			continue;
 		}
 		/* the floor is of the stream found last; a message of a former one has none */
-		stored.settled = stored.epoch == epoch ? settled : 0;
+		stored.settled = stored.epoch == epoch ? (settled < n->known ? settled : n->known) : 0;
 		r.stored = &stored;
 		n->redelivered += deliveries > 1;
 		n->delivered++;
 		cb(ctx, &r);
 	}
+	find_gaps(n, settled, epoch);
 	return (int)k;
 }
 
@@ -377,7 +612,7 @@ static void nats_stats(const struct input *in, struct input_stats *out)
 {
 	const struct in_nats *n = (const struct in_nats *)in;
 
-	*out = (struct input_stats){ .delivered = n->delivered, .lost = n->not_ours };
+	*out = (struct input_stats){ .delivered = n->delivered, .lost = n->not_ours + atomic_load(&n->expired) };
 }
 
 static void nats_describe(const struct input *in, char *buf, size_t room)
@@ -391,10 +626,20 @@ static void nats_describe(const struct input *in, char *buf, size_t room)
 static void nats_figures(const struct input *in, char *buf, size_t room)
 {
 	const struct in_nats *n = (const struct in_nats *)in;
+	uint64_t expired = atomic_load(&n->expired);
+	int len;
 
-	snprintf(buf, room, " acked=%llu redelivered=%llu not_ours=%llu fetch_errors=%llu consumer_gone=%llu",
-		 (unsigned long long)n->acked, (unsigned long long)n->redelivered, (unsigned long long)n->not_ours,
-		 (unsigned long long)atomic_load(&n->fetch_errors), (unsigned long long)atomic_load(&n->consumer_gone));
+	len = snprintf(buf, room, " acked=%llu redelivered=%llu not_ours=%llu fetch_errors=%llu consumer_gone=%llu "
+		       "refetched=%llu expired=%llu",
+		       (unsigned long long)n->acked, (unsigned long long)n->redelivered, (unsigned long long)n->not_ours,
+		       (unsigned long long)atomic_load(&n->fetch_errors),
+		       (unsigned long long)atomic_load(&n->consumer_gone),
+		       (unsigned long long)atomic_load(&n->refetched), (unsigned long long)expired);
+	/* the sequences that left the stream unarchived lie between these */
+	if (expired && len > 0 && (size_t)len < room)
+		snprintf(buf + len, room - len, " expired_seqs=%llu-%llu",
+			 (unsigned long long)atomic_load(&n->expired_first),
+			 (unsigned long long)atomic_load(&n->expired_last));
 }
 
 static const char *nats_error(const struct input *in)
@@ -453,6 +698,7 @@ static void nats_close(struct input *in)
 	natsconn_close(n->conn);
 	natsInbox_Destroy(n->inbox);
 	close(in->fd);
+	held_free(n->not_ours_seen);
 	pthread_cond_destroy(&n->cond);
 	pthread_mutex_destroy(&n->mu);
 	free(n);
@@ -482,6 +728,7 @@ struct input *in_nats_open(const char *arg, const struct input_config *cfg, char
 		return NULL;
 	}
 	n->in = (struct input){ .ops = &nats_ops, .live = true, .redelivers = true };
+	n->not_ours_seen = held_new();
 	n->cfg = *cfg->nats;
 	n->cfg.servers = arg;
 	natsconn_servers_shown(n->servers, sizeof(n->servers), arg);
@@ -489,12 +736,12 @@ struct input *in_nats_open(const char *arg, const struct input_config *cfg, char
 	pthread_mutex_init(&n->mu, NULL);
 	natsconn_cond_init(&n->cond);
 	n->in.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (n->in.fd >= 0)
+	if (n->in.fd >= 0 && n->not_ours_seen)
 		n->conn = natsconn_open(&n->cfg, n->cfg.durable,
 					&(struct natsconn_events){ .changed_cb = changed_cb, .ctx = n }, why);
 	if (!n->conn) {
 		snprintf(err, INPUT_ERR_MAX, "cannot read from NATS %s: %s", arg,
-			 n->in.fd < 0 ? strerror(errno) : why);
+			 n->in.fd < 0 || !n->not_ours_seen ? strerror(errno) : why);
 		goto fail;
 	}
 	if (natsInbox_Create(&n->inbox) != NATS_OK ||
@@ -515,6 +762,7 @@ fail:
 	natsInbox_Destroy(n->inbox);
 	if (n->in.fd >= 0)
 		close(n->in.fd);
+	held_free(n->not_ours_seen);
 	pthread_cond_destroy(&n->cond);
 	pthread_mutex_destroy(&n->mu);
 	free(n);

@@ -25,6 +25,7 @@ struct input_stats {
 	bool failed;		/*!< it ended on an error: a cut or corrupt file, a vanished interface */
 };
 
+struct held;
 struct input;
 struct nats_config;
 
@@ -77,6 +78,9 @@ struct input {
 				     numbers go on from the last the earlier run recorded: what a sender
 				     sent while the daemon was down is then counted as lost; 0: none */
 	char name[INPUT_NAME_MAX];	/*!< e.g. "[::]:4729", "lo", "old.pcapng" */
+	const struct held *archive;	/*!< for an input that redelivers: what the main output holds of
+					     its broker's stream (held.h), the daemon's to set once read
+					     back, for read() to consult on the loop's thread; NULL: unknown */
 };
 
 /*! How the command line configures an input. */

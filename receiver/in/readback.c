@@ -1,10 +1,14 @@
-/* readback.c: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows what a broker's stream holds in the archive and where each sender's numbers stood. */
+/* readback.c: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows what a broker's stream holds in the archive and where each sender's numbers stood; and the lock that keeps a second archiver off that archive. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -146,4 +150,37 @@ void readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx, 
 	}
 	found->files = rb.n;
 	found->incomplete = rb.n && older_may_hold(&rb, &rb.parts[rb.n - 1]);
+}
+
+int readback_lock(const struct output *o, char *holder, size_t room)
+{
+	const char *base = o->path ? strrchr(o->path, '/') : NULL;
+	char name[NAME_MAX + 1], pid[24];
+	ssize_t len;
+	int fd;
+
+	*holder = '\0';
+	if (o->dirfd < 0 || !o->path)
+		return 0;
+	base = base ? base + 1 : o->path;
+	if ((size_t)snprintf(name, sizeof(name), ".%s.lock", base) >= sizeof(name))
+		return -ENAMETOOLONG;
+	/* left open on purpose: the lock is the process's until it ends */
+	fd = openat(o->dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno;
+
+		len = pread(fd, holder, room - 1, 0);
+		holder[len > 0 ? len : 0] = '\0';
+		holder[strcspn(holder, "\n")] = '\0';
+		close(fd);
+		return err == EWOULDBLOCK ? -EWOULDBLOCK : -err;
+	}
+	len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	/* the lock holds either way; only its holder's name may be missing */
+	if (!ftruncate(fd, 0))
+		len = pwrite(fd, pid, len, 0);
+	return 0;
 }

@@ -1,4 +1,4 @@
-/* readback.h: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows what a broker's stream holds in the archive and where each sender's numbers stood. */
+/* readback.h: what an earlier run recorded, read back from the main output's pcapng files, so that the collector knows what a broker's stream holds in the archive and where each sender's numbers stood; and the lock that keeps a second archiver off that archive. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
@@ -30,3 +30,11 @@ struct readback_found {
  *  each packet an IP and UDP header and the datagram); anything else, or a torn
  *  end, ends that file. */
 void readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx, struct readback_found *found);
+
+/*! Lock the archive of \a o (its directory's ".NAME.lock", NAME the file's name as
+ *  given, held until the process ends) for one archiver: a second one on the same
+ *  archive would take half of each durable consumer's messages, and each would
+ *  count the other's as lost.  Nothing to lock for standard output.  \returns 0,
+ *  -EWOULDBLOCK when another process holds it (its pid in \a holder, "" when it
+ *  is unknown), or -errno */
+int readback_lock(const struct output *o, char *holder, size_t room);

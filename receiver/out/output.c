@@ -71,7 +71,7 @@ struct output *output_open(struct output_request *req, const struct output_rotat
 		.dirfd = req->dirfd, .path = req->base, .filesize = rotation->filesize,
 		.duration = rotation->duration, .interval = rotation->interval, .packets = rotation->packets,
 		.files = rotation->files, .stop_size = rotation->stop_filesize, .stop_files = rotation->stop_files,
-		.mode = 0666, .ledger = req->ledger, .adopt_since = req->adopt_since,
+		.mode = 0666, .ledger = req->ledger, .adopt_since = req->adopt_since, .sync = req->sync,
 	};
 	struct output *o = NULL;
 

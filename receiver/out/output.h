@@ -94,6 +94,7 @@ struct output_request {
 	struct ring_ledger *ledger;	/*!< the output's figures go there (ring.h, output_figures()); NULL: its own */
 	struct timespec adopt_since;	/*!< a file output continues the ring that earlier lives of
 					     its --workers worker wrote since then (ring_opts); 0: none */
+	bool sync;		/*!< fdatasync each batch (ring.h): an archiver's main output */
 	char error[256];	/*!< why output_open() failed, when errno cannot say it (a broker's answer) */
 	/* filled by output_prepare(), taken over by output_open() */
 	char *dir;		/*!< the directory part of path */

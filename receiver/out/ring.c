@@ -289,6 +289,9 @@ static int start_file(struct ring *r, time_t now)
 		if (keep < (uint64_t)sb.st_size && ftruncate(fd, keep) == 0)
 			sb.st_size = keep;
 	}
+	/* a file created now survives a power loss only with its directory entry */
+	if (r->opts.sync && !sb.st_size)
+		fsync(r->opts.dirfd);
 	r->fd = fd;
 	r->size = sb.st_size;
 	snprintf(r->led->file, sizeof(r->led->file), "%s", r->cur);
@@ -591,6 +594,9 @@ int ring_write(struct ring *r, const void *buf, size_t len, size_t records, time
 		begin_batch(r, len, records);
 		rc = append(r, buf, len);
 	}
+	/* not known to be on disk: counted as lost like a failed write */
+	if (!rc && r->opts.sync && fdatasync(r->fd) < 0)
+		rc = -errno;
 	if (rc < 0) {
 		note_failure(r, -rc, records);
 		end_batch(r);

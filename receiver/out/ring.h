@@ -53,6 +53,8 @@ struct ring_opts {
 	struct timespec adopt_since;	/*!< numbered files of this name last written since then
 					     are earlier lives' of this ring (a --workers worker
 					     that died): continue them; 0: a new ring */
+	bool sync;		/*!< fdatasync each batch (and the directory for each new file): an
+				     archiver acknowledges to its broker only what is on disk */
 };
 
 struct ring;

@@ -17,13 +17,24 @@ if not leader.startswith("n"):
 print(leader[1:])'
 }
 
+# known_leader: consumer_leader once there is one (a consumer just made, or whose leader just went, has none
+# for a while on a loaded machine); fails after 60 s.
+known_leader() {
+	local node
+	for _ in $(seq 300); do
+		node=$(consumer_leader 2>/dev/null) && [ -n "$node" ] && { echo "$node"; return; }
+		sleep 0.2
+	done
+	return 1
+}
+
 edge_and_archiver
 ok 0 "3 nodes, an edge and an archiver started"
 sent=0
 for round in 1 2 3; do
-	before=$(consumer_leader)
+	before=$(known_leader) || bail "round $round: the consumer arch has no leader after 60 s"
 	nats_kill "$before"
-	wait_until 60 eval '[ "$(consumer_leader)" != "" ] && [ "$(consumer_leader)" != "$before" ]'
+	wait_until 60 eval 'now=$(consumer_leader 2>/dev/null) && [ -n "$now" ] && [ "$now" != "$before" ]'
 	ok $? "round $round: node $before, the consumer's leader, killed; another leads it"
 	blast_to edge1 "$P1" -H 4 -n 100 -r 5000 -s 0
 	sent=$((sent + 400))
@@ -32,9 +43,10 @@ for round in 1 2 3; do
 	nats_start "$before"
 	nats_ready
 	ok $? "round $round: node $before back"
-	before=$(consumer_leader)
-	js_api '$JS.API.CONSUMER.LEADER.STEPDOWN.GSMTAP.arch' | grep -q '"success":true'
-	ok $? "round $round: the consumer's leader, node $before, stepped down"
+	before=$(known_leader) || bail "round $round: the consumer arch has no leader after 60 s"
+	# asked again while no other replica can take over yet (the node just back is still catching up)
+	wait_until 60 eval 'js_api "\$JS.API.CONSUMER.LEADER.STEPDOWN.GSMTAP.arch" | tee -a "$T/stepdown.out" | grep -q "\"success\":true"'
+	ok $? "round $round: the consumer's leader, node $before, stepped down ($(tail -n 1 "$T/stepdown.out"))"
 	blast_to edge1 "$P1" -H 4 -n 100 -r 5000 -s 0
 	sent=$((sent + 400))
 	wait_until 60 acked arch "$sent"

@@ -25,6 +25,11 @@
 #define PROM_ROOM	(64 * 1024)
 #define PROM_ROOM_MAX	(16 * 1024 * 1024)
 
+struct said {
+	uint64_t n[COLLECTOR_OUTPUTS_MAX];	/*!< said already, per output */
+	time_t next;				/*!< no new note before this */
+};
+
 struct report {
 	const struct collector *c;	/*!< NULL when the figures come from gather (the --workers parent) */
 	void (*gather)(struct stats *s, void *ctx);
@@ -37,8 +42,8 @@ struct report {
 	size_t prom_room;
 	bool stats_failing;		/*!< the stats file could not be written last time */
 	struct output_stats last[COLLECTOR_OUTPUTS_MAX];	/*!< to say changes once */
-	uint64_t refused_said[COLLECTOR_OUTPUTS_MAX];	/*!< records refused for good, said already */
-	time_t next_refused_note;
+	struct said refused;		/*!< records refused for good */
+	struct said ids_taken;		/*!< records whose ids another publisher held */
 	uint64_t drops_said;		/*!< kernel drops already reported */
 	time_t next_drops_note;		/*!< no new drop report before this */
 };
@@ -101,20 +106,38 @@ static void note_kernel_drops(struct report *r, const struct collector_counts *c
 	r->next_drops_note = now + REPORT_DROPS_INTERVAL;
 }
 
-/* Records a destination refused for good (too large for it), with its reason,
- * as they come, at most every REPORT_DROPS_INTERVAL seconds. */
+/* How many records of each output a note has said, and when the next may come:
+ * a count that grows is said as it comes, at most every REPORT_DROPS_INTERVAL
+ * seconds, so that a peer that keeps it growing cannot flood the log. */
+static bool note_due(struct report *r, struct said *said, size_t i, uint64_t count)
+{
+	time_t now = collector_now(r->c);
+
+	if (count == said->n[i] || now < said->next)
+		return false;
+	said->next = now + REPORT_DROPS_INTERVAL;
+	return true;
+}
+
+/* Records a destination refused for good (too large for it), with its reason, and
+ * records whose message ids another publisher on the stream held (sent again). */
 static void note_refused(struct report *r, size_t i, const struct output *o, const struct output_stats *st)
 {
 	char name[PATH_MAX];
-	time_t now = collector_now(r->c);
 
-	if (st->refused == r->refused_said[i] || now < r->next_refused_note)
-		return;
-	log_say("%s output %s refused %llu records for good (%llu in all): %s; counted as refused, not sent again",
-		o->kind, output_path(o, name, sizeof(name)), (unsigned long long)(st->refused - r->refused_said[i]),
-		(unsigned long long)st->refused, st->refused_why);
-	r->refused_said[i] = st->refused;
-	r->next_refused_note = now + REPORT_DROPS_INTERVAL;
+	if (note_due(r, &r->refused, i, st->refused)) {
+		log_say("%s output %s refused %llu records for good (%llu in all): %s; counted as refused, not sent again",
+			o->kind, output_path(o, name, sizeof(name)), (unsigned long long)(st->refused - r->refused.n[i]),
+			(unsigned long long)st->refused, st->refused_why);
+		r->refused.n[i] = st->refused;
+	}
+	if (note_due(r, &r->ids_taken, i, st->ids_taken)) {
+		log_say("%s output %s: the stream holds another publisher's messages under the ids of %llu records"
+			" (%llu in all): not confirmed, sent again under fresh ids",
+			o->kind, output_path(o, name, sizeof(name)),
+			(unsigned long long)(st->ids_taken - r->ids_taken.n[i]), (unsigned long long)st->ids_taken);
+		r->ids_taken.n[i] = st->ids_taken;
+	}
 }
 
 /* Write failures are said once per episode, and so is the recovery; each
@@ -144,12 +167,6 @@ static bool note_outputs(struct report *r)
 			log_say("%s output %s writable again; %llu records could not be written",
 				o->kind, output_path(o, name, sizeof(name)),
 				(unsigned long long)(st.lost - last->lost));
-		if (st.ids_taken != last->ids_taken)
-			log_say("%s output %s: the stream holds another publisher's messages under the ids of %llu records"
-				" (%llu in all): not confirmed, sent again under fresh ids",
-				o->kind, output_path(o, name, sizeof(name)),
-				(unsigned long long)(st.ids_taken - last->ids_taken), (unsigned long long)st.ids_taken);
-		last->ids_taken = st.ids_taken;
 		if (st.failing != last->failing || !st.failing || st.abandoned)
 			*last = st;
 	}

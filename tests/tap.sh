@@ -1,11 +1,21 @@
 # tap.sh: TAP helpers for the bash tests, and a background gsmtap-sink.
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Source it; it needs BUILDDIR, and it sets T to a scratch directory removed on exit.
+# Source it; it needs BUILDDIR, and it sets T to a scratch directory removed on exit
+# (kept, and named in a TAP comment, when a test failed and GSMTAPLOG_TEST_KEEP is set: its files tell why).
 
 tap_n=0
 tap_failed=0
 T=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+
+# scratch_end: the EXIT trap's last step (a test's own trap ends with it too).
+scratch_end() {
+	if [ "$tap_failed" -gt 0 ] && [ -n "${GSMTAPLOG_TEST_KEEP:-}" ]; then
+		echo "# kept $T"
+	else
+		rm -rf "$T"
+	fi
+}
+trap 'kill $(jobs -p) 2>/dev/null; scratch_end' EXIT
 
 ok() {	# ok CONDITION-STATUS NAME: pass when the status is 0
 	tap_n=$((tap_n + 1))
@@ -30,6 +40,7 @@ is() {	# is GOT WANT NAME
 
 bail() {
 	echo "Bail out! $*"
+	tap_failed=$((tap_failed + 1))
 	exit 1
 }
 

@@ -53,7 +53,7 @@ BTS_NS="gsmtaplog-bts-$$"
 need ip python3 osmo-stp osmo-hlr osmo-mgw osmo-bsc osmo-bts-virtual
 [ -f "$BSC_4TRX" ] || bail "no $BSC_4TRX (apt-get install osmo-bsc)"
 [ "$(id -u)" = 0 ] || bail "the virtual network needs root (a network namespace, the BTS's realtime policy)"
-trap 'bts_stop_all; kill $(jobs -p) 2>/dev/null; ip netns del "$BTS_NS" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'bts_stop_all; kill $(jobs -p) 2>/dev/null; ip netns del "$BTS_NS" 2>/dev/null; scratch_end' EXIT
 
 # bts_vty_port NAME / bts_ident NAME: each program's fixed VTY port and its ident.
 bts_vty_port() {

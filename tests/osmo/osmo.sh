@@ -26,7 +26,7 @@ MATCH_PY="$SRCDIR/tests/osmo/match.py"
 MGCP_PY="$SRCDIR/tests/osmo/mgcp.py"
 FILE_LOG="$T/file-target.log"
 need python3 ss
-trap 'osmo_stop 2>/dev/null; kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+trap 'osmo_stop 2>/dev/null; kill $(jobs -p) 2>/dev/null; scratch_end' EXIT
 
 free_tcp_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

@@ -20,7 +20,7 @@ purge() { apt-get purge -y "${PACKAGES[@]}" >>"$T/apt.log" 2>&1; }
 for d in /var/log/gsmtap /var/log/private/gsmtap; do
 	[ -e "$d" ] || [ -L "$d" ] && bail "$d is there already, and purging gsmtap-logd would remove it"
 done
-trap 'kill $(jobs -p) 2>/dev/null; purge; rm -rf "$T"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; purge; scratch_end' EXIT
 
 # A copy of the tree as git has it (tracked, and new files not ignored),
 # so that the build directories stay out.

@@ -128,7 +128,7 @@ raw_controls() {
 mount_tmpfs() {
 	[ "$(id -u)" = 0 ] || bail "mounting a tmpfs needs root; run the tests as root"
 	mkdir "$1" || bail "cannot create $1"
-	trap "kill \$(jobs -p) 2>/dev/null; umount '$1' 2>/dev/null; rm -rf '$T'" EXIT
+	trap "kill \$(jobs -p) 2>/dev/null; umount '$1' 2>/dev/null; scratch_end" EXIT
 	mount -t tmpfs -o "size=$2,mode=0755" tmpfs "$1" || bail "cannot mount a tmpfs on $1"
 }
 
@@ -160,6 +160,6 @@ netns_new() {
 	need ip
 	NS="gsmtaplog-test-$$"
 	ip netns add "$NS" || bail "cannot create the network namespace $NS"
-	trap "kill \$(jobs -p) 2>/dev/null; wait; ip netns del '$NS' 2>/dev/null; rm -rf '$T'" EXIT
+	trap "kill \$(jobs -p) 2>/dev/null; wait; ip netns del '$NS' 2>/dev/null; scratch_end" EXIT
 	ip -n "$NS" link set lo up || bail "cannot bring lo up in $NS"
 }

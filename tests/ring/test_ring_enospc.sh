@@ -16,7 +16,7 @@ field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 M=$T/mnt
 mkdir "$M"
 # replaces tap.sh's trap: the tmpfs must go before the scratch directory can
-trap 'umount "$M" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'umount "$M" 2>/dev/null; scratch_end' EXIT
 
 [ "$(id -u)" = 0 ]; ok $? "running as root (needed to mount a tmpfs)"
 mount -t tmpfs -o size=64k,mode=0755 tmpfs "$M"

@@ -540,6 +540,33 @@ static int shm_fd(const struct transport *t)
 	return -1;
 }
 
+/* Whether a lane holds a published line no drainer has read. */
+static bool ring_unread(const struct shm *m)
+{
+	for (unsigned int k = 0; k < SHMRING_LANES; k++) {
+		const struct shmring_header *h = m->lane[k].hdr;
+
+		if (h && (uint32_t)__atomic_load_n(&h->head[1], __ATOMIC_ACQUIRE) !=
+			 (uint32_t)atomic_load_explicit(&h->tail, memory_order_acquire))
+			return true;
+	}
+	return false;
+}
+
+/* The program ends while no drainer holds its ring (one restarting, or not
+ * yet answered by the keeper's next offer): the unread lines would go with
+ * the ring, counted by no one.  Offer it once more: a drainer that is back
+ * takes it, sees the holders pipe hang up, and reads it to its end.  With
+ * none, the offer fails at once; with one stopped, close() waits for its
+ * answer as open does (ANSWER_MS).  Only once the keeper has ended, and
+ * with no offer of its in flight. */
+static void offer_unread(struct shm *m)
+{
+	if (m->thread_started || m->sent >= 0 || m->conn >= 0 || !ring_unread(m))
+		return;
+	m->conn = answer_of(m, send_offer(m), ANSWER_MS);
+}
+
 /* The drainer learns from the holders pipe that no line will come: it takes
  * what is published and lets the ring go once no process holds the pipe's
  * write end.  A child forked before shares the ring and the pipe: the
@@ -556,9 +583,16 @@ static void shm_close(struct transport *t)
 	if (m->lane[0].hdr && owner)
 		atomic_fetch_or_explicit(&m->lane[0].hdr->state, SHMRING_CLOSED, memory_order_release);
 	if (m->thread_started && owner) {
-		if (eventfd_write(m->stop, 1) == 0)
+		eventfd_t stopped;
+
+		/* Read back once it has ended: a last offer waits on it too. */
+		if (eventfd_write(m->stop, 1) == 0) {
 			pthread_join(m->thread, NULL);
+			m->thread_started = eventfd_read(m->stop, &stopped) != 0;
+		}
 	}
+	if (owner)
+		offer_unread(m);
 	if (m->conn >= 0)
 		close(m->conn);
 	if (m->sent >= 0)

@@ -3,7 +3,7 @@
 /*
  * Usage: shm-producer -d SOCKET [-n LINES] [-r RATE] [-t THREADS] [-s RING] [-w FILE]
  *                     [-i IDENT] [-f HOST:PORT] [-H HOST:PORT] [-L LEN] [-a USEC] [-X N]
- *                     [-k] [-p] [-m] [-S] [-F] [-c] [-v] [-E]
+ *                     [-k] [-p] [-m] [-S] [-F] [-c] [-v] [-E] [-q]
  *   -n LINES   lines per thread (default 1000; 0: until killed)
  *   -r RATE    lines per second per thread, paced by the clock (0: as fast as possible)
  *   -w FILE    the side channel: a file of one byte per line (thread 0 only), set to 1
@@ -14,6 +14,8 @@
  *   -D H:P     direct mode to H:P instead (for comparisons)
  *   -k         after the lines, wait for a drainer to hold the ring (up to 10 s)
  *   -p         wait until a drainer holds the ring before the first line (up to 10 s)
+ *   -q         after the stats line, wait for the end of standard input before closing the
+ *              sender (a test chooses the moment of close)
  *   -m         thread 0 brackets its lines with a getppid() call on each side (markers
  *              in an strace log) and counts heap allocations in between ("mallocs M")
  *   -S         the threads one after another, each started once the last has ended
@@ -240,7 +242,7 @@ int main(int argc, char **argv)
 {
 	struct gsmtaplog_opts o = { .mode = GSMTAPLOG_DEFERRED, .ident = "shm-producer" };
 	int threads = 1, opt, leave_after = 0;
-	bool keep = false, pre = false, serial = false, fork_first = false, late = false;
+	bool keep = false, pre = false, serial = false, fork_first = false, late = false, close_on_eof = false;
 	pid_t child = -1;
 	long alarm_us = 0;
 	const char *side = NULL;
@@ -249,7 +251,7 @@ int main(int argc, char **argv)
 	pthread_t tids[64];
 	struct timespec window[2];	/* CLOCK_REALTIME before the first line and after the last */
 
-	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:H:L:a:X:kpmSFcvE")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:r:t:s:w:i:f:D:H:L:a:X:kpmSFcvEq")) != -1) {
 		switch (opt) {
 		case 'd': o.drainer = optarg; break;
 		case 'n': cfg.lines = atol(optarg); break;
@@ -287,6 +289,7 @@ int main(int argc, char **argv)
 		case 'a': alarm_us = atol(optarg); break;
 		case 'X': leave_after = atoi(optarg); break;
 		case 'E': late = true; break;
+		case 'q': close_on_eof = true; break;
 		default: errx(2, "usage: see the comment at the top of shm-producer.c");
 		}
 	}
@@ -380,6 +383,9 @@ int main(int argc, char **argv)
 	printf("sent %" PRIu64 " dropped %" PRIu64 " truncated %" PRIu64 " mode %u drainer %d attaches %" PRIu64
 	       " last_error %d\n", st.sent, st.dropped, st.truncated, st.mode, st.drainer, st.attaches,
 	       st.last_error);
+	fflush(stdout);
+	while (close_on_eof && getchar() != EOF)
+		;
 	gsmtaplog_close(cfg.log);
 	return 0;
 }

@@ -53,7 +53,7 @@ struct errand {
  * nothing can fail to be (the way back may be closed: an agent root only in
  * its own user namespace may enter a namespace that namespace owns, never
  * come back to the host's). */
-static void *run_errand(void *arg)
+static void *errand_main(void *arg)
 {
 	struct errand *e = arg;
 
@@ -79,7 +79,7 @@ static void *run_errand(void *arg)
 
 /* Run \a e in a thread of its own, every signal blocked there (the
  * process's signals are for its other threads).  \returns e->rc, or -errno */
-static int run(struct errand *e)
+static int errand_run(struct errand *e)
 {
 	sigset_t all, old;
 	pthread_t t;
@@ -87,7 +87,7 @@ static int run(struct errand *e)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&t, NULL, run_errand, e);
+	rc = pthread_create(&t, NULL, errand_main, e);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		return -rc;
@@ -99,7 +99,7 @@ int netns_can_enter(int ns)
 {
 	struct errand e = { .ns = ns, .family = -1 };
 
-	return run(&e);
+	return errand_run(&e);
 }
 
 int netns_socket(int ns, uid_t uid, gid_t gid, int family, int type)
@@ -112,5 +112,5 @@ int netns_socket(int ns, uid_t uid, gid_t gid, int family, int type)
 		e.rc = socket(family, type, 0);
 		return e.rc < 0 ? -errno : e.rc;
 	}
-	return run(&e);
+	return errand_run(&e);
 }

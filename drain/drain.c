@@ -73,6 +73,7 @@ struct ring {
 	int follow_fd;			/*!< the holders pipe's read end, or (hellos 1 to 3) the pidfd */
 	bool by_holders;		/*!< follow_fd is the holders pipe */
 	uid_t uid;			/*!< the peer, from SO_PEERCRED at accept */
+	gid_t gid;			/*!< (its lanes' sockets are made as uid and gid: netns.h) */
 	pid_t pid;
 	int netns;			/*!< the network namespace it came from, if another that the drainer can enter, or -1 */
 	bool other_netns;		/*!< it came from another network namespace */
@@ -122,8 +123,7 @@ struct drain {
 	bool found;			/*!< lines were read since the last tick */
 	struct tscclock clock;		/*!< for lanes stamped with the TSC */
 	enum drain_netns netns;		/*!< rings from other network namespaces */
-	uint64_t netns_cookie;		/*!< the drainer's own namespace ... */
-	int home_ns;			/*!< ... to come back to after making a socket in another, or -1 */
+	uint64_t netns_cookie;		/*!< the drainer's own namespace */
 	struct tag listen_tag, timer_tag;
 };
 
@@ -183,8 +183,7 @@ static int listen_on(struct drain *d, const char *path, char *err)
 	return 0;
 }
 
-/* The namespace rings from others are told apart from, and the way back to
- * it (without one, no other namespace can be entered). */
+/* The namespace rings from others are told apart from. */
 static int own_netns(struct drain *d, char *err)
 {
 	int rc;
@@ -198,7 +197,6 @@ static int own_netns(struct drain *d, char *err)
 		errno = -rc;
 		return -1;
 	}
-	d->home_ns = netns_home();
 	return 0;
 }
 
@@ -232,7 +230,7 @@ struct drain *drain_open(const struct drain_config *cfg, char *err)
 		return NULL;
 	}
 	*d = (struct drain){ .ep = -1, .listen_fd = -1, .timer_fd = -1, .spare_fd = -1, .hooks = cfg->hooks,
-			     .netns = cfg->netns, .home_ns = -1,
+			     .netns = cfg->netns,
 			     .rv = { .fd = -1, .dir_fd = -1 }, .lane_fds = cfg->lane_fds,
 			     .max_rings = cfg->max_rings ? cfg->max_rings : DRAIN_RINGS_MAX,
 			     .abandon_ns = cfg->abandon_ns ? cfg->abandon_ns : DRAIN_ABANDON_NS,
@@ -418,7 +416,7 @@ static int place(struct drain *d, struct ring *r, const struct ucred *cred)
 		return 0;
 	r->other_netns = true;
 	ns = rc ? rc : netns_of(r->conn);
-	rc = ns < 0 ? ns : netns_can_enter(ns, d->home_ns);
+	rc = ns < 0 ? ns : netns_can_enter(ns);
 	if (rc == 0 && fstat(ns, &st) == 0) {
 		r->netns = ns;
 		r->netns_ino = st.st_ino;
@@ -460,7 +458,7 @@ static int admit(struct drain *d, int conn, struct ring **out)
 		note_refusal(d, ENOMEM, cred.uid, cred.pid, "out of memory");
 		return ENOMEM;
 	}
-	*r = (struct ring){ .d = d, .conn = conn, .follow_fd = -1, .netns = -1, .uid = cred.uid, .pid = cred.pid,
+	*r = (struct ring){ .d = d, .conn = conn, .follow_fd = -1, .netns = -1, .uid = cred.uid, .gid = cred.gid, .pid = cred.pid,
 			    .hello_deadline = now_ns() + HELLO_NS,
 			    .conn_tag = { TAG_CONN, r }, .follow_tag = { TAG_FOLLOW, r } };
 	err = place(d, r, &cred);
@@ -1037,12 +1035,9 @@ void drain_counts(const struct drain *d, struct drain_counts *out)
 int drain_socket(const struct drain *d, const struct drain_ring *r, int family, int type)
 {
 	const struct ring *ring = ((const struct lane *)r)->ring;
-	int fd;
 
-	if (ring->netns >= 0)
-		return netns_socket(ring->netns, d->home_ns, family, type);
-	fd = socket(family, type, 0);
-	return fd < 0 ? -errno : fd;
+	(void)d;
+	return netns_socket(ring->netns, ring->uid, ring->gid, family, type);
 }
 
 void drain_foreach(const struct drain *d, void (*cb)(const struct drain_ring *r, void *arg), void *arg)
@@ -1067,8 +1062,6 @@ void drain_close(struct drain *d)
 		close(d->timer_fd);
 	if (d->ep >= 0)
 		close(d->ep);
-	if (d->home_ns >= 0)
-		close(d->home_ns);
 	free(d->rings);
 	shares_free(d->shares);
 	numbers_free(d->numbers);

@@ -155,9 +155,9 @@ int drain_describe(const struct drain_ring *r, char *buf, size_t room);
 
 /*! socket(family, type, 0) for a lane's lines, made in the network namespace
  *  its ring was offered from (the drainer's own for a ring from there, and
- *  for one it could not enter under DRAIN_NETNS_ENTER_OR_OWN).  The calling
- *  thread enters it for a moment, and comes back to the namespace
- *  drain_open() was called in.
+ *  for one it could not enter under DRAIN_NETNS_ENTER_OR_OWN), as the
+ *  ring's user (uid and gid from SO_PEERCRED), by a thread of its own that
+ *  ends there (netns_socket()): the calling thread never leaves.
  *  \returns the socket, or -errno */
 int drain_socket(const struct drain *d, const struct drain_ring *r, int family, int type);
 

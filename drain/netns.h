@@ -28,13 +28,16 @@ int netns_cookie(int fd, uint64_t *cookie);
  *  CAP_NET_ADMIN over it), close-on-exec.  \returns it, or -errno */
 int netns_of(int fd);
 
-/*! The calling thread's own namespace, to come back to.  \returns a descriptor, or -errno */
-int netns_home(void);
+/*! Whether the drainer may enter \a ns (CAP_SYS_ADMIN over it and over
+ *  its own): a thread of its own tries, and ends there.  \returns 0, or -errno */
+int netns_can_enter(int ns);
 
-/*! Whether this thread may enter \a ns (CAP_SYS_ADMIN over it and over its
- *  own): it goes there and back.  \returns 0, or -errno */
-int netns_can_enter(int ns, int home);
-
-/*! socket(family, type, 0) made in \a ns, the thread back in \a home
- *  afterwards.  \returns the socket, or -errno */
-int netns_socket(int ns, int home, int family, int type);
+/*! socket(family, type, 0) made in \a ns (-1: the drainer's own) as \a uid
+ *  and \a gid, by a thread that enters, makes it and ends there: the caller
+ *  never leaves its namespace, so it never has to come back.  Owner-match
+ *  rules (nftables' meta skuid and skgid, iptables' -m owner) and uid
+ *  routing rules then see that user, as for a socket the producer made,
+ *  where the drainer may take its fsuid (CAP_SETUID over a user its user
+ *  namespace maps); else its own.  Its cgroup is the drainer's.
+ *  \returns the socket, or -errno */
+int netns_socket(int ns, uid_t uid, gid_t gid, int family, int type);

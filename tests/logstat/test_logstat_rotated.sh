@@ -44,22 +44,25 @@ mkdir ring && python3 "${ROTATED[@]}" clean ring/gsmtap_00009_20261129222822.pca
 both "a file ring restarted (numbering from 1 again): the file that begins first" "$CLEAN" \
 	ring/gsmtap_00001_20261129222823.pcapng ring/gsmtap_00010_20261129222822.pcapng ring/gsmtap_00009_20261129222822.pcapng
 # Four files, the second and third beginning at one capture time: only their
-# names tell them apart (issue 26 D4).  A ring name's time is local: in
-# Europe/Berlin 2026-10-25 00:59:59 UTC is 02:59:59 CEST and one second later
-# 02:00:00 CET, so the time goes back while the number goes on.
-mkdir dst && python3 "${ROTATED[@]}" clean dst/gsmtap_00007_20261025025958.pcapng \
-	dst/gsmtap_00008_20261025025959.pcapng dst/gsmtap_00009_20261025020000.pcapng \
-	dst/gsmtap_00010_20261025020001.pcapng || bail "make-rotated.py failed"
-both "a file ring's names across a DST fall-back: by their number" "$CLEAN" \
-	dst/gsmtap_00009_20261025020000.pcapng dst/gsmtap_00007_20261025025958.pcapng \
-	dst/gsmtap_00010_20261025020001.pcapng dst/gsmtap_00008_20261025025959.pcapng
+# names tell them apart (issue 26 D4).
+# ring4 NAME DIR FILE...: a clean stream in DIR's four FILEs, named oldest
+# first, given scrambled (3rd, 1st, 4th, 2nd) and reversed.
+ring4() {
+	local name=$1 dir=$2
+	shift 2
+	mkdir "$dir" && python3 "${ROTATED[@]}" clean "${@/#/$dir/}" || bail "make-rotated.py failed"
+	both "$name" "$CLEAN" "$dir/$3" "$dir/$1" "$dir/$4" "$dir/$2"
+}
+# A ring name's time is local: in Europe/Berlin 2026-10-25 00:59:59 UTC is
+# 02:59:59 CEST and one second later 02:00:00 CET, so the time goes back while
+# the number goes on.
+ring4 "a file ring's names across a DST fall-back: by their number" dst \
+	gsmtap_00007_20261025025958.pcapng gsmtap_00008_20261025025959.pcapng \
+	gsmtap_00009_20261025020000.pcapng gsmtap_00010_20261025020001.pcapng
 # gsmtap-logd's number wraps from 99999 to 00000 (mod 100000), here within one second
-mkdir wrap && python3 "${ROTATED[@]}" clean wrap/gsmtap_99998_20261129222822.pcapng \
-	wrap/gsmtap_99999_20261129222822.pcapng wrap/gsmtap_00000_20261129222822.pcapng \
-	wrap/gsmtap_00001_20261129222822.pcapng || bail "make-rotated.py failed"
-both "a file ring's number wrapping within one second: 99999 before 00000" "$CLEAN" \
-	wrap/gsmtap_00000_20261129222822.pcapng wrap/gsmtap_99998_20261129222822.pcapng \
-	wrap/gsmtap_00001_20261129222822.pcapng wrap/gsmtap_99999_20261129222822.pcapng
+ring4 "a file ring's number wrapping within one second: 99999 before 00000" wrap \
+	gsmtap_99998_20261129222822.pcapng gsmtap_99999_20261129222822.pcapng \
+	gsmtap_00000_20261129222822.pcapng gsmtap_00001_20261129222822.pcapng
 # names that say nothing: the file that begins first goes first
 mkdir any && python3 "${ROTATED[@]}" clean any/z.pcapng any/a.pcapng || bail "make-rotated.py failed"
 both "names that say nothing: the file whose packets begin first" "$CLEAN" any/a.pcapng any/z.pcapng

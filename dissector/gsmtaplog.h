@@ -20,7 +20,12 @@ enum gtl_flag {
 	GTL_CUT		= 1 << 8,	/*!< the capture's snaplen cut the datagram */
 	GTL_HAS_LOG	= 1 << 9,	/*!< the log header up to the level was captured: times, ident, pid */
 	GTL_RX_RANGE	= 1 << 10,	/*!< the capture time is outside what 64-bit ns hold: no delay */
+	GTL_SENT_RANGE	= 1 << 11,	/*!< the sender time is all ones (timing_sent_ok()): no delta,
+					     no delay */
 };
+
+/* The flags of a frame that has no delay nor excess. */
+#define GTL_NO_DELAY	(GTL_RX_RANGE | GTL_SENT_RANGE)
 
 /* The flags of a sequence verdict, which a later frame may take back (seq.h, rule 6). */
 #define GTL_SEQ_VERDICT	(GTL_REORDERED | GTL_FILLED | GTL_DUPLICATE | GTL_RESTART)

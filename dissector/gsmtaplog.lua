@@ -222,6 +222,10 @@ local function timing_sent(sec, usec)
 	return NSTime(sec + math.floor(usec / 1000000), (usec % 1000000) * 1000)
 end
 
+-- timing_sent_ok(): a sender time of 4294967295 s (all ones) is a damaged or
+-- unknown field's, and the line takes no part in timing.
+local SENT_ALL_ONES = 0xffffffff
+
 -- timing_delta(): returns has_delta, clock_back, delta.
 local function timing_delta(p, sent, is_late)
 	local delta
@@ -295,9 +299,12 @@ local ei = {
 	rx_range = ProtoExpert.new("gsmtaplog.expert.rx_range",
 		"Capture time outside 1970 to 2262 (64-bit ns): no delay, the stream's smallest delay kept",
 		expert.group.MALFORMED, expert.severity.WARN),
+	sent_range = ProtoExpert.new("gsmtaplog.expert.sent_range",
+		"Sender time 4294967295 s (all ones): no delta, no delay, the stream's timing kept",
+		expert.group.MALFORMED, expert.severity.WARN),
 }
 proto.experts = { ei.lost, ei.reordered, ei.duplicate, ei.restart, ei.clock_back, ei.truncated, ei.cut, ei.malformed,
-		  ei.rx_range }
+		  ei.rx_range, ei.sent_range }
 
 proto.prefs["udp.ports"] = Pref.range("Additional UDP ports", "",
 	"UDP ports besides 4729 that carry GSMTAP log datagrams, such as a " ..
@@ -431,7 +438,7 @@ end
 local function held_was_restart(s)
 	local h = s.held
 	set_verdict(h, SEQ_RESTART)
-	if not h.has_log then
+	if not h.has_log or h.sent_range then
 		return
 	end
 	if h.has_delta and before(h.delta, ZERO) then
@@ -460,6 +467,9 @@ local function analyse_seq(s, fr, num, sent, same_sender)
 end
 
 local function analyse_time(s, fr, sent, rx, in_range)
+	if fr.sent_range then
+		return
+	end
 	local t = thread_of(s, fr.pid)
 	local has_delta, clock_back, delta = timing_delta(t, sent, fr.reordered or fr.duplicate)
 
@@ -528,6 +538,7 @@ local function analyse(tvb, pinfo)
 	end
 	fr.has_log = true
 	local sent = timing_sent(tvb(hdr + LOG_OFF_SEC, 4):uint(), tvb(hdr + LOG_OFF_USEC, 4):uint())
+	fr.sent_range = tvb(hdr + LOG_OFF_SEC, 4):uint() == SENT_ALL_ONES
 	fr.pid = tvb(hdr + LOG_OFF_PID, 4):uint()
 
 	local text_len = tvb:reported_len() - hdr - LOG_HDR_LEN
@@ -598,7 +609,9 @@ local function show(tvb, pinfo, tree, fr)
 	if captured_at then
 		exact_excess(fr, captured_at.value)
 	end
-	if fr.rx_range then
+	if fr.sent_range then
+		ti:add_proto_expert_info(ei.sent_range)
+	elseif fr.rx_range then
 		ti:add_proto_expert_info(ei.rx_range)
 	else
 		if captured_at then

@@ -54,6 +54,7 @@ static expert_field ei_gsmtaplog_truncated = EI_INIT;
 static expert_field ei_gsmtaplog_cut = EI_INIT;
 static expert_field ei_gsmtaplog_malformed = EI_INIT;
 static expert_field ei_gsmtaplog_rx_range = EI_INIT;
+static expert_field ei_gsmtaplog_sent_range = EI_INIT;
 
 static int gsmtaplog_tap = -1;
 
@@ -193,7 +194,7 @@ static void held_was_restart(struct stream_state *s)
 	struct timing_pid *t;
 
 	h->flags = (h->flags & ~GTL_SEQ_VERDICT) | GTL_RESTART;
-	if (!(h->flags & GTL_HAS_LOG))
+	if (!(h->flags & GTL_HAS_LOG) || (h->flags & GTL_SENT_RANGE))
 		return;
 	if ((h->flags & GTL_HAS_DELTA) && (h->delta.secs < 0 || h->delta.nsecs < 0))
 		h->flags |= GTL_CLOCK_BACK;
@@ -235,12 +236,17 @@ static void nstime_from_ns(nstime_t *t, gint64 ns)
 
 /* delta against the previous in-order line of this pid, delay against the
  * capture clock: the rules of wire/timing.c. */
-static void analyse_time(struct stream_state *s, struct gtl_frame *fr, gint64 sent, const nstime_t *captured)
+static void analyse_time(struct stream_state *s, struct gtl_frame *fr, guint32 sec, guint32 usec,
+			 const nstime_t *captured)
 {
 	struct timing_pid *t = thread_of(s, fr->pid);
-	gint64 delta, rx, delay, excess;
+	gint64 sent = timing_sent_ns(sec, usec), delta, rx, delay, excess;
 	unsigned flags;
 
+	if (!timing_sent_ok(sec)) {
+		fr->flags |= GTL_SENT_RANGE;
+		return;
+	}
 	flags = timing_delta(t, sent, (fr->flags & (GTL_REORDERED | GTL_DUPLICATE)) != 0, &delta);
 	if (flags & TIMING_HAS_DELTA) {
 		fr->flags |= GTL_HAS_DELTA;
@@ -310,7 +316,7 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 
 	same_sender = keep_ident(s, tvb, lh + WIRE_LOG_OFF_IDENT);
 	analyse_seq(s, fr, pinfo->num, timing_sent_ns(sec, usec), same_sender);
-	analyse_time(s, fr, timing_sent_ns(sec, usec), &pinfo->abs_ts);
+	analyse_time(s, fr, sec, usec, &pinfo->abs_ts);
 	return fr;
 }
 
@@ -371,9 +377,11 @@ static void show(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const stru
 		if (fr->flags & GTL_CLOCK_BACK)
 			expert_add_info(pinfo, pi, &ei_gsmtaplog_clock_back);
 	}
-	if (fr->flags & GTL_RX_RANGE) {
+	if (fr->flags & GTL_SENT_RANGE)
+		expert_add_info(pinfo, ti, &ei_gsmtaplog_sent_range);
+	if (fr->flags & GTL_RX_RANGE)
 		expert_add_info(pinfo, ti, &ei_gsmtaplog_rx_range);
-	} else {
+	if (!(fr->flags & GTL_NO_DELAY)) {
 		pi = proto_tree_add_time(st, hf_gsmtaplog_delay, tvb, 0, 0, &fr->delay);
 		proto_item_set_generated(pi);
 		pi = proto_tree_add_time(st, hf_gsmtaplog_delay_excess, tvb, 0, 0, &fr->delay_excess);
@@ -498,6 +506,10 @@ void proto_register_gsmtaplog(void)
 		{ &ei_gsmtaplog_rx_range,
 		  { "gsmtaplog.expert.rx_range", PI_MALFORMED, PI_WARN,
 		    "Capture time outside 1970 to 2262 (64-bit ns): no delay, the stream's smallest delay kept",
+		    EXPFILL } },
+		{ &ei_gsmtaplog_sent_range,
+		  { "gsmtaplog.expert.sent_range", PI_MALFORMED, PI_WARN,
+		    "Sender time 4294967295 s (all ones): no delta, no delay, the stream's timing kept",
 		    EXPFILL } },
 	};
 	expert_module_t *expert;

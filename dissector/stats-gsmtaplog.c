@@ -331,7 +331,7 @@ static tap_packet_status gtl_stats_packet(stats_tree *st, packet_info *pinfo _U_
 	}
 	tick_stat_node(st, level, thread, FALSE);
 
-	if (!(fr->flags & GTL_RX_RANGE)) {
+	if (!(fr->flags & GTL_NO_DELAY)) {
 		add_to_row(st, stream, usec_of(&fr->delay_excess));
 		add_to_row(st, st_node_lines, usec_of(&fr->delay_excess));
 		/* The histogram's own count is the total; tick_range leaves it at 0. */

@@ -226,6 +226,8 @@ static void held_in_order(struct analysis *a, struct ls_stream *ls)
 		return;
 	if (h->sel && (h->tflags & TIMING_HAS_DELTA))
 		in_order_gap(a, t, h->delta_ns, h->line);
+	if (!h->timed)
+		return;
 	t->timing.sent_ns = h->sent_ns;
 	t->timing.have = true;
 	if (h->line) {
@@ -235,7 +237,7 @@ static void held_in_order(struct analysis *a, struct ls_stream *ls)
 }
 
 /* Keep what held_in_order() needs of a held line. */
-static void hold(struct analysis *a, struct ls_stream *ls, uint32_t pid, int64_t sent_ns, unsigned tflags,
+static void hold(struct analysis *a, struct ls_stream *ls, uint32_t pid, bool timed, int64_t sent_ns, unsigned tflags,
 		 int64_t delta_ns, bool sel, const struct ls_line *line)
 {
 	struct ls_held *h = &ls->held;
@@ -249,6 +251,7 @@ static void hold(struct analysis *a, struct ls_stream *ls, uint32_t pid, int64_t
 	h->pid = pid;
 	h->sent_ns = sent_ns;
 	h->tflags = tflags;
+	h->timed = timed;
 	h->delta_ns = delta_ns;
 	if (h->line)
 		*h->line = *line;
@@ -320,7 +323,7 @@ void analysis_record(void *ctx, const struct rx_record *r)
 	struct ls_thread *t;
 	struct ls_line line;
 	unsigned tflags;
-	bool late, sel;
+	bool late, sel, sent_ok;
 
 	if (!ls) {
 		a->out_of_memory = true;
@@ -364,20 +367,24 @@ void analysis_record(void *ctx, const struct rx_record *r)
 		return;
 	}
 	memcpy(t->ident, s->ident, sizeof(t->ident));
-	tflags = timing_delta(&t->timing, timing_sent_ns(log.sec, log.usec), late, &delta_ns);
-	if (rx_ok)
+	/* A sender time of all ones takes no part in timing (timing_sent_ok()). */
+	sent_ok = timing_sent_ok(log.sec);
+	if (!sent_ok)
+		a->sent_range++;
+	tflags = sent_ok ? timing_delta(&t->timing, timing_sent_ns(log.sec, log.usec), late, &delta_ns) : 0;
+	if (rx_ok && sent_ok)
 		timing_delay(&ls->delay, timing_sent_ns(log.sec, log.usec), rx_ns, &delay_ns, &excess_ns);
 	sel = selected(&a->opt.filter, &log, rx_ns);
 	if (a->opt.keep_lines)
 		ls_line_copy(&line, &log, ls->index, rx_ns);
 	if (sel)
-		analyse_line(a, ls, t, &log, rx_ns, tflags, delta_ns, rx_ok ? &excess_ns : NULL, late, &line);
+		analyse_line(a, ls, t, &log, rx_ns, tflags, delta_ns, rx_ok && sent_ok ? &excess_ns : NULL, late, &line);
 	if (s->step.held)
-		hold(a, ls, log.pid, timing_sent_ns(log.sec, log.usec), tflags, delta_ns, sel, &line);
+		hold(a, ls, log.pid, sent_ok, timing_sent_ns(log.sec, log.usec), tflags, delta_ns, sel, &line);
 	if (a->bins)
 		row_of(a, ls->index)->lines[bin_of(a, rx_ns)] += sel;
 	/* The reference of the next delta, as timing_delta() keeps it. */
-	if (a->opt.keep_lines && (!late || !(tflags & TIMING_HAS_DELTA))) {
+	if (a->opt.keep_lines && sent_ok && (!late || !(tflags & TIMING_HAS_DELTA))) {
 		t->last = line;
 		t->have_last = true;
 	}

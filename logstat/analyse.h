@@ -58,6 +58,7 @@ struct ls_held {
 	bool sel;			/*!< it was selected */
 	uint32_t pid;
 	unsigned tflags;		/*!< its timing_delta() flags, as a late line */
+	bool timed;			/*!< its sender time takes part in timing (timing_sent_ok()) */
 	int64_t sent_ns, delta_ns;
 	struct ls_line *line;		/*!< its copy when lines are kept; allocated at the first hold */
 };
@@ -124,6 +125,8 @@ struct analysis {
 					     their losses cannot be counted */
 	uint64_t rx_range;		/*!< datagrams captured at a time 64-bit ns do not hold
 					     (timing_rx_ns()): no delay, no place in the time span */
+	uint64_t sent_range;		/*!< log lines whose sender time is all ones (timing_sent_ok()):
+					     no delta, no delay */
 	int64_t first_rx, last_rx;	/*!< of every datagram */
 	bool out_of_memory;
 };

@@ -252,6 +252,9 @@ static void report_text_frames(FILE *out, const struct analysis *a, const struct
 	if (a->rx_range)
 		fprintf(out, " capture time: %" PRIu64 " datagram%s captured outside 1970 to 2262 (64-bit ns): "
 			"no delay, and no part of the time span\n", a->rx_range, a->rx_range == 1 ? "" : "s");
+	if (a->sent_range)
+		fprintf(out, " sender time: %" PRIu64 " line%s sent at 4294967295 s (all ones): no delta, no delay\n",
+			a->sent_range, a->sent_range == 1 ? "" : "s");
 	if (run->skipped)
 		fprintf(out, " skipped: %" PRIu64 " frame%s the capture filter took could not be read (%" PRIu64
 			" not UDP, %" PRIu64 " cut or damaged before their datagram, %" PRIu64

@@ -195,6 +195,7 @@ void report_json(FILE *out, const struct analysis *a, const struct run_info *run
 		a->cut_unnumbered, run->frames.unmatched, run->frames.unfilterable, a->datagrams, a->lines, a->selected,
 		run->damage[0] ? "true" : "false");
 	fprintf(out, ",\"rx_range\":%" PRIu64, a->rx_range);
+	fprintf(out, ",\"sent_range\":%" PRIu64, a->sent_range);
 	fprintf(out, ",\"max_streams\":%zu,\"evicted\":%" PRIu64, a->opt.max_streams, streams_evicted(a->table));
 	if (a->datagrams) {
 		fputs(",\"first_rx\":", out);

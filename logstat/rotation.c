@@ -12,9 +12,11 @@
  * logrotate renames NAME to NAME.1, NAME.1 to NAME.2 and so on, and
  * compresses the older ones (NAME.2.gz): a higher number is older, and NAME
  * itself is the newest.  A file ring (gsmtap-logd -b, dumpcap -b) names each
- * file PREFIX_NNNNN_YYYYmmddHHMMSS.EXT: the time it was opened, then its
- * number, say its place.  A shell's glob sorts neither way (NAME first, .10
- * before .2), so the order on the command line says nothing.
+ * file PREFIX_NNNNN_YYYYmmddHHMMSS.EXT: its number, which wraps from 99999
+ * to 00000, says its place; the time it was opened (local time, which a DST
+ * fall-back sets back an hour) only tells apart runs that each numbered from
+ * 00001.  A shell's glob sorts neither way (NAME first, .10 before .2), so
+ * the order on the command line says nothing.
  */
 
 static bool digits(const char *p, size_t n)
@@ -70,6 +72,7 @@ int rotation_of(const char *path, struct rotation *r)
 
 		if (p[0] == '_' && digits(p + 1, 5) && p[6] == '_' && digits(p + 7, ROTATION_TIME_LEN)) {
 			r->number = strtoul(p + 1, NULL, 10);
+			r->place = r->number;
 			memcpy(r->when, p + 7, ROTATION_TIME_LEN);
 			memcpy(r->family, path, ext - ring_len);
 			memcpy(r->family + ext - ring_len, path + ext, len - ext);
@@ -82,14 +85,77 @@ int rotation_of(const char *path, struct rotation *r)
 	return 0;
 }
 
+/* The number after the widest gap round the wrap in \a seen (a bitmap of
+ * ROTATION_NUM_MOD bits, at least one set): the oldest number present. */
+static unsigned long oldest_number(const unsigned char *seen)
+{
+	unsigned long i, last = 0, gap = 0, widest = 0, oldest = 0;
+
+	for (i = 0; i < ROTATION_NUM_MOD; i++)
+		if (seen[i / 8] & (1u << (i % 8)))
+			last = i;
+	/* i runs once round from the last number present, so the gap that
+	 * spans the wrap is measured like any other */
+	for (i = last + 1; i <= last + ROTATION_NUM_MOD; i++) {
+		unsigned long k = i % ROTATION_NUM_MOD;
+
+		if (!(seen[k / 8] & (1u << (k % 8)))) {
+			gap++;
+			continue;
+		}
+		if (gap >= widest) {
+			widest = gap;
+			oldest = k;
+		}
+		gap = 0;
+	}
+	return oldest;
+}
+
+int rotation_unwrap(struct rotation *const *set, size_t n)
+{
+	unsigned char *seen = malloc(ROTATION_NUM_MOD / 8 + 1);
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+
+	if (!seen || !done) {
+		free(seen);
+		free(done);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned long oldest;
+
+		if (done[i] || !set[i]->when[0])
+			continue;
+		memset(seen, 0, ROTATION_NUM_MOD / 8 + 1);
+		for (size_t j = i; j < n; j++)
+			if (set[j]->when[0] && !strcmp(set[i]->family, set[j]->family))
+				seen[set[j]->number / 8] |= 1u << (set[j]->number % 8);
+		oldest = oldest_number(seen);
+		for (size_t j = i; j < n; j++) {
+			if (!set[j]->when[0] || strcmp(set[i]->family, set[j]->family))
+				continue;
+			set[j]->place = (set[j]->number + ROTATION_NUM_MOD - oldest) % ROTATION_NUM_MOD;
+			done[j] = true;
+		}
+	}
+	free(seen);
+	free(done);
+	return 0;
+}
+
 int rotation_age_cmp(const struct rotation *a, const struct rotation *b)
 {
-	int c = strcmp(a->when, b->when);
+	int c;
 
+	/* a file of the family without a ring name goes first, as before */
+	if (!a->when[0] != !b->when[0])
+		return a->when[0] ? 1 : -1;
+	if (a->place != b->place)
+		return a->place < b->place ? -1 : 1;
+	c = strcmp(a->when, b->when);
 	if (c)
 		return c;
-	if (a->number != b->number)
-		return a->number < b->number ? -1 : 1;
 	if (a->generation != b->generation)
 		return a->generation > b->generation ? -1 : 1;
 	return 0;

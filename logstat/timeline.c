@@ -35,6 +35,7 @@ struct tfile {
 	struct pcapread_packet pkt;	/*!< the next packet, when pending */
 	bool pending, done;
 	struct rotation place;		/*!< its place among rotated files, by its name */
+	uint64_t first;			/*!< its first capture time; UINT64_MAX when it has none */
 	uint64_t family_first;		/*!< the first capture time in its family's files */
 };
 
@@ -186,6 +187,21 @@ static int check_start(struct tfile *f, char *err, size_t errlen)
 	return 0;
 }
 
+/* Place each ring-named file among its family's files (rotation_unwrap()). */
+static int unwrap_rotations(struct timeline *t)
+{
+	struct rotation **set = calloc(t->n ? t->n : 1, sizeof(*set));
+	int rc;
+
+	if (!set)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		set[i] = &t->f[i].place;
+	rc = rotation_unwrap(set, t->n);
+	free(set);
+	return rc;
+}
+
 struct timeline *timeline_open(char *const *paths, size_t n, const char *filter, bool keep_cut,
 			       char *err, size_t errlen)
 {
@@ -225,6 +241,10 @@ struct timeline *timeline_open(char *const *paths, size_t n, const char *filter,
 			decode_keep_cut(f->decode);
 		t->total += f->size;
 	}
+	if (unwrap_rotations(t)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	return t;
 fail:
 	timeline_free(t);
@@ -232,8 +252,11 @@ fail:
 }
 
 /* Which of two files goes first at equal capture times: of one rotation, the
- * older by its name; of two, the one whose files begin first; else by name,
- * so that the order on the command line never matters. */
+ * one that begins first, and at equal first times the older by its name (a
+ * file ring's names go back at a DST fall-back, their numbers wrap, a restart
+ * numbers from 1 again: what a file holds is surer); of two rotations, the one
+ * whose files begin first; else by name, so that the order on the command
+ * line never matters. */
 static int rank_cmp(const void *a, const void *b)
 {
 	const struct tfile *f = *(struct tfile *const *)a, *g = *(struct tfile *const *)b;
@@ -243,6 +266,8 @@ static int rank_cmp(const void *a, const void *b)
 		return f->family_first < g->family_first ? -1 : 1;
 	if (c)
 		return c;
+	if (f->first != g->first)
+		return f->first < g->first ? -1 : 1;
 	c = rotation_age_cmp(&f->place, &g->place);
 	return c ? c : strcmp(f->path, g->path);
 }
@@ -253,6 +278,7 @@ static void rank_files(struct timeline *t)
 	for (size_t i = 0; i < t->n; i++) {
 		struct tfile *f = &t->f[i];
 
+		f->first = f->pending ? f->pkt.ts_ns : UINT64_MAX;
 		f->family_first = UINT64_MAX;
 		for (size_t j = 0; j < t->n; j++) {
 			const struct tfile *g = &t->f[j];

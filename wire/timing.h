@@ -21,7 +21,8 @@
  *   negative values.
  *
  * All times are signed nanoseconds since the epoch (enough until 2262).  A
- * capture time that they do not hold (timing_rx_ns()) is no line's delay.
+ * capture time that they do not hold (timing_rx_ns()) is no line's delay; a
+ * sender time of all ones (timing_sent_ok()) is no line's delay nor delta.
  */
 
 #define NS_PER_SEC	1000000000
@@ -50,6 +51,19 @@ enum timing_flag {
 static inline int64_t timing_sent_ns(uint32_t sec, uint32_t usec)
 {
 	return ((int64_t)sec + usec / 1000000) * NS_PER_SEC + (int64_t)(usec % 1000000) * NS_PER_USEC;
+}
+
+/*! Whether the sender's seconds \a sec can be a clock's reading.  4294967295
+ *  (all ones, 2106-02-07 06:28:15 UTC) is what a damaged field or a sender's
+ *  "unknown" (-1) holds: as the stream's smallest delay (-2.6e9 s against a
+ *  capture today) it would be every later line's excess, and as its pid's
+ *  reference every next delta a clock step back.  Such a line takes no part
+ *  in timing: no delta, no delay, and it becomes no reference.  Every other
+ *  sender time, 0..2^32 - 2 s, fits in 64-bit ns, as does its delay.
+ *  \returns false for all ones */
+static inline bool timing_sent_ok(uint32_t sec)
+{
+	return sec != UINT32_MAX;
 }
 
 /*! The capture time \a sec s + \a nsec ns (0 <= nsec < 10^9) in ns since the epoch, when

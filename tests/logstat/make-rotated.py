@@ -8,7 +8,10 @@
 #       time, as gsmtap-logd --shm gave a read of up to 256 lines before
 #       issue 26, and each cut between two files falls inside a batch.
 #   clean    seq 1..100 from 10.0.0.1:40001; cuts after 35 and 65 (three
-#            files), or after 55 (two): nothing lost, nothing reordered.
+#            files), or after 55 (two), or after 33, 37 and 65 (four: the
+#            second file lies inside one batch, so it begins at the same
+#            capture time as the third and only their names tell their
+#            order): nothing lost, nothing reordered.
 #   restart  seq 1..55, then the sender starts again at 1 (seq 1..45) and the
 #            file is rotated there, in the middle of the batch captured at
 #            that time: nothing lost, one restart.
@@ -43,7 +46,7 @@ def pcapng(packets):
 def main():
     case, outs = sys.argv[1], sys.argv[2:]
     packets = frames(case)
-    cuts = {1: [], 2: [55], 3: [35, 65]}[len(outs)]
+    cuts = {1: [], 2: [55], 3: [35, 65], 4: [33, 37, 65]}[len(outs)]
     for out, first, end in zip(outs, [0] + cuts, cuts + [len(packets)]):
         with open(out, 'wb') as f:
             f.write(pcapng(packets[first:end]))

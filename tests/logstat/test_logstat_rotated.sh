@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_logstat_rotated.sh: rotated files merged whatever the order of their names (issue 26, item 12): at equal capture times each file keeps its own order and the files go oldest first, by logrotate's numbers, by a file ring's names, or by which began first; a clean stream cut inside a batch is not reordered, a sender restarting at the rotation loses nothing.
+# test_logstat_rotated.sh: rotated files merged whatever the order of their names (issue 26, item 12): at equal capture times each file keeps its own order and the files go oldest first, by which began first, then by logrotate's numbers or a file ring's numbers (wrapping, across a DST fall-back); a clean stream cut inside a batch is not reordered, a sender restarting at the rotation loses nothing.
 SRCDIR=${SRCDIR:?}
 . "$SRCDIR/tests/tap.sh"
 LOGSTAT=$(realpath "${1:?usage: $0 gsmtap-logstat}")	# the files are made and named in $T
@@ -38,11 +38,31 @@ both "three generations, the oldest compressed: NAME.2.gz, NAME.1, NAME" "$CLEAN
 mkdir ten && python3 "${ROTATED[@]}" clean ten/gsmtap.pcapng.10 ten/gsmtap.pcapng.9.zst ten/gsmtap.pcapng.8 &&
 	zstd -q --rm ten/gsmtap.pcapng.9.zst -o ten/z && mv ten/z ten/gsmtap.pcapng.9.zst || bail "make-rotated.py or zstd failed"
 both "NAME.10 before NAME.9.zst before NAME.8" "$CLEAN" ten/gsmtap.pcapng.10 ten/gsmtap.pcapng.8 ten/gsmtap.pcapng.9.zst
-# gsmtap-logd -b (and dumpcap): PREFIX_NNNNN_YYYYmmddHHMMSS.EXT, by time then number
+# gsmtap-logd -b (and dumpcap): PREFIX_NNNNN_YYYYmmddHHMMSS.EXT; a restart numbers from 1 again
 mkdir ring && python3 "${ROTATED[@]}" clean ring/gsmtap_00009_20261129222822.pcapng \
 	ring/gsmtap_00010_20261129222822.pcapng ring/gsmtap_00001_20261129222823.pcapng || bail "make-rotated.py failed"
-both "a file ring's names: by their time, then their number" "$CLEAN" \
+both "a file ring restarted (numbering from 1 again): the file that begins first" "$CLEAN" \
 	ring/gsmtap_00001_20261129222823.pcapng ring/gsmtap_00010_20261129222822.pcapng ring/gsmtap_00009_20261129222822.pcapng
+# Four files, the second and third beginning at one capture time: only their
+# names tell them apart (issue 26 D4).
+# ring4 NAME DIR FILE...: a clean stream in DIR's four FILEs, named oldest
+# first, given scrambled (3rd, 1st, 4th, 2nd) and reversed.
+ring4() {
+	local name=$1 dir=$2
+	shift 2
+	mkdir "$dir" && python3 "${ROTATED[@]}" clean "${@/#/$dir/}" || bail "make-rotated.py failed"
+	both "$name" "$CLEAN" "$dir/$3" "$dir/$1" "$dir/$4" "$dir/$2"
+}
+# A ring name's time is local: in Europe/Berlin 2026-10-25 00:59:59 UTC is
+# 02:59:59 CEST and one second later 02:00:00 CET, so the time goes back while
+# the number goes on.
+ring4 "a file ring's names across a DST fall-back: by their number" dst \
+	gsmtap_00007_20261025025958.pcapng gsmtap_00008_20261025025959.pcapng \
+	gsmtap_00009_20261025020000.pcapng gsmtap_00010_20261025020001.pcapng
+# gsmtap-logd's number wraps from 99999 to 00000 (mod 100000), here within one second
+ring4 "a file ring's number wrapping within one second: 99999 before 00000" wrap \
+	gsmtap_99998_20261129222822.pcapng gsmtap_99999_20261129222822.pcapng \
+	gsmtap_00000_20261129222822.pcapng gsmtap_00001_20261129222822.pcapng
 # names that say nothing: the file that begins first goes first
 mkdir any && python3 "${ROTATED[@]}" clean any/z.pcapng any/a.pcapng || bail "make-rotated.py failed"
 both "names that say nothing: the file whose packets begin first" "$CLEAN" any/a.pcapng any/z.pcapng

@@ -194,7 +194,7 @@ static void inputs(struct stats_buf *o, const struct stats *s)
 	per_item(o, s, &p);
 }
 
-enum { OUT_WRITTEN, OUT_UNWRITTEN, OUT_FILES, OUT_BYTES, OUT_FAILURES, OUT_FAILING, OUT_QUEUED, OUT_N };
+enum { OUT_WRITTEN, OUT_UNWRITTEN, OUT_FILES, OUT_BYTES, OUT_FAILURES, OUT_FAILING, OUT_QUEUED, OUT_IDS_TAKEN, OUT_N };
 
 static uint64_t output_value(const struct stats *s, size_t i, int which)
 {
@@ -207,6 +207,7 @@ static uint64_t output_value(const struct stats *s, size_t i, int which)
 	case OUT_BYTES:		return st->bytes;
 	case OUT_FAILURES:	return st->episodes;
 	case OUT_QUEUED:	return st->queued;
+	case OUT_IDS_TAKEN:	return st->ids_taken;
 	default:		return st->failing;
 	}
 }
@@ -248,6 +249,9 @@ static void outputs(struct stats_buf *o, const struct stats *s)
 		[OUT_FAILING] = { "gsmtaplogd_output_failing", "gauge", "1 while records are being lost." },
 		[OUT_QUEUED] = { "gsmtaplogd_output_records_queued", "gauge",
 				 "Records held to be kept later (a broker's spool), neither kept nor lost yet." },
+		[OUT_IDS_TAKEN] = { "gsmtaplogd_output_ids_taken_total", "counter",
+				    "Records whose message id another publisher held (a broker's): sent again "
+				    "under a fresh one." },
 	};
 	static const struct scalar info = { "gsmtaplogd_output_current_file_info", "gauge",
 					    "The file an output writes now.", 0 };

@@ -241,7 +241,7 @@ static int scan_total(natsSubscription *sub, uint64_t *total)
 	return 0;
 }
 
-int natsconn_scan(jsCtx *js, const struct nats_config *cfg, const char *subject, uint64_t from,
+int natsconn_scan(jsCtx *js, const struct nats_config *cfg, const char *name, const char *subject, uint64_t from,
 		  bool (*cb)(natsMsg *msg, void *arg), void *arg)
 {
 	natsSubscription *sub = NULL;
@@ -255,11 +255,20 @@ int natsconn_scan(jsCtx *js, const struct nats_config *cfg, const char *subject,
 	jo.Wait = API_WAIT_MS;
 	jsSubOptions_Init(&so);
 	so.Stream = cfg->stream;
+	/* named, libnats asks $JS.API.CONSUMER.CREATE.<stream>.<name>.<subject>: a
+	 * permission may allow that one alone, and no other consumer (the archiver's) */
+	so.Config.Name = name;
 	so.Config.DeliverPolicy = js_DeliverByStartSequence;
 	so.Config.OptStartSeq = from ? from : 1;
 	so.Config.AckPolicy = js_AckNone;
-	if (js_SubscribeSync(&sub, js, subject, &jo, &so, &jerr) != NATS_OK)
+	if (js_SubscribeSync(&sub, js, subject, &jo, &so, &jerr) != NATS_OK) {
+		/* refused: maybe for one of that name a run that died while scanning
+		 * left (until the server drops it, idle), with another start; it
+		 * would be in the way of the next try too */
+		if (jerr)
+			js_DeleteConsumer(js, cfg->stream, name, &jo, NULL);
 		return -EAGAIN;
+	}
 	ret = scan_total(sub, &total);
 	while (!ret && read < total) {
 		natsMsg *m = NULL;
@@ -287,9 +296,10 @@ int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pendi
 	struct timespec now;
 	jsErrCode jerr = 0;
 	natsStatus s = js_GetConsumerInfo(&ci, js, cfg->stream, cfg->durable, NULL, &jerr);
+	const char *filter;
 
+	snprintf(subject, sizeof(subject), "%s.>", cfg->prefix);
 	if (s == NATS_NOT_FOUND) {
-		snprintf(subject, sizeof(subject), "%s.>", cfg->prefix);
 		jsConsumerConfig_Init(&cc);
 		cc.Durable = cfg->durable;
 		cc.AckPolicy = js_AckExplicit;
@@ -314,6 +324,9 @@ int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pendi
 			 ci->Config && ci->Config->Description ? ci->Config->Description : "");
 		out->ack_floor = ci->AckFloor.Stream;
 		out->delivers_all = ci->Config && ci->Config->DeliverPolicy == js_DeliverAll;
+		filter = ci->Config && ci->Config->FilterSubject ? ci->Config->FilterSubject : "";
+		snprintf(out->filter, sizeof(out->filter), "%s", filter);
+		out->whole = out->delivers_all && (!*filter || !strcmp(filter, subject));
 	}
 	jsConsumerInfo_Destroy(ci);
 	if (s != NATS_OK) {

@@ -80,8 +80,10 @@ int natsconn_get(jsCtx *js, const struct nats_config *cfg, uint64_t seq, natsMsg
 /*! Call \a cb with each message cfg->stream stores on \a subject (wildcards
  *  allowed) from sequence \a from on, in order, until none is left or \a cb
  *  returns false; \a cb does not keep the message.  Reads through an ephemeral
- *  consumer, deleted after.  \returns 0, or -EAGAIN when not every one was read */
-int natsconn_scan(jsCtx *js, const struct nats_config *cfg, const char *subject, uint64_t from,
+ *  consumer called \a name, deleted after: the caller's own, which its NATS
+ *  permissions may allow it alone.  \returns 0, or -EAGAIN when not every one
+ *  was read */
+int natsconn_scan(jsCtx *js, const struct nats_config *cfg, const char *name, const char *subject, uint64_t from,
 		  bool (*cb)(natsMsg *msg, void *arg), void *arg);
 
 /*! What a durable consumer is now. */
@@ -92,6 +94,9 @@ struct natsconn_consumer {
 				     when, so another value is another consumer */
 	uint64_t ack_floor;	/*!< every stream sequence up to this one was acknowledged (or is gone) */
 	bool delivers_all;	/*!< it delivers the stream from its first message */
+	char filter[128];	/*!< the subjects it delivers ("": all of the stream's) */
+	bool whole;		/*!< it delivers all the stream from the first message, as one
+				     natsconn_durable() makes: PREFIX.> (or no filter) */
 	bool made;		/*!< it was missing and was created now */
 };
 

@@ -98,7 +98,7 @@ struct in_nats {
 	uint64_t gaps_to;		/*!< every sequence up to here is known or in the gaps */
 	uint64_t fetched_at;		/*!< the gaps are fetched: what they held was queued before
 					     queued reached this; UINT64_MAX: not yet */
-	_Atomic uint64_t fetch_errors, consumer_gone, refetched, expired, expired_first, expired_last;
+	_Atomic uint64_t fetch_errors, consumer_gone, consumer_narrow, refetched, expired, expired_first, expired_last;
 
 	/* the loop's */
 	natsMsg *held[NATS_IN_MAX_PENDING];	/*!< delivered, not yet acknowledged */
@@ -115,7 +115,9 @@ struct in_nats {
 	char said[NATS_IN_NEWS_MAX];	/*!< news() hands this out */
 
 	/* the requester's */
-	char consumer_made[96];		/*!< the consumer found last, by its description */
+	char consumer_made[96];		/*!< the consumer found last, by its description, */
+	char consumer_filter[128];	/*!< its filter */
+	bool consumer_all;		/*!< and whether it delivers from the first message */
 	bool found;			/*!< one was found */
 	bool failing;			/*!< it could not be had last time (said once) */
 	struct gap fetching;		/*!< the gaps it fetches now, from the first's first to the last's last */
@@ -271,15 +273,17 @@ static bool request(struct in_nats *n)
 
 /* The consumer as the cluster has it now, made again when it has gone: the
  * stream it reads and how far it is acknowledged, for the loop; a consumer
- * that is not the one found before is said.  Its identity is its description
- * (natsconn_durable() writes when it made it), not its creation time: each
- * replica has its own, so that a leader change would look like a new consumer.
+ * that is not the one found before is said, and one that delivers less than
+ * the whole stream.  Its identity is its description (natsconn_durable() writes
+ * when it made it) and what it delivers, not its creation time: each replica
+ * has its own, so that a leader change would look like a new consumer.
  * \returns 0 or -EAGAIN */
 static int look(struct in_nats *n)
 {
 	struct natsconn_consumer cc;
 	char err[NATSCONN_ERR_MAX], what[NATSCONN_ERR_MAX + 256];
 	uint64_t epoch, before, settled;
+	bool other;
 
 	if (natsconn_durable(n->conn->js, &n->cfg, NATS_IN_MAX_PENDING, &cc, err) ||
 	    natsconn_stream_created(n->conn->js, &n->cfg, &epoch, err)) {
@@ -296,15 +300,30 @@ static int look(struct in_nats *n)
 		tell(n, what);
 	}
 	n->failing = false;
-	if (n->found && (cc.made || strcmp(cc.description, n->consumer_made))) {
+	/* one made anew with the description copied is still known by what it delivers */
+	other = n->found && (cc.made || strcmp(cc.description, n->consumer_made) ||
+			     strcmp(cc.filter, n->consumer_filter) || cc.delivers_all != n->consumer_all);
+	if (other) {
 		atomic_fetch_add(&n->consumer_gone, 1);
 		snprintf(what, sizeof(what), "the durable consumer %s %s; reading on",
 			 n->cfg.durable, cc.made ? "had gone (deleted, or its stream created anew): made it again" :
 			 "was made anew by someone else");
 		tell(n, what);
 	}
+	/* not an error of ours to mend (another's config, maybe on purpose), but
+	 * what it does not deliver never reaches the archive: said, not silent */
+	if (!cc.whole && (!n->found || other)) {
+		atomic_fetch_add(&n->consumer_narrow, 1);
+		snprintf(what, sizeof(what), "the durable consumer %s delivers %s%s%s, not all of the stream %s "
+			 "(%s.>) from its first message: the archive misses the rest", n->cfg.durable,
+			 *cc.filter ? "only " : "", *cc.filter ? cc.filter : "every subject",
+			 cc.delivers_all ? "" : " and not from the first message", n->cfg.stream, n->cfg.prefix);
+		tell(n, what);
+	}
 	n->found = true;
 	snprintf(n->consumer_made, sizeof(n->consumer_made), "%s", cc.description);
+	snprintf(n->consumer_filter, sizeof(n->consumer_filter), "%s", cc.filter);
+	n->consumer_all = cc.delivers_all;
 	pthread_mutex_lock(&n->mu);
 	before = n->epoch;
 	n->epoch = epoch;
@@ -637,9 +656,13 @@ static void nats_figures(const struct input *in, char *buf, size_t room)
 		       (unsigned long long)atomic_load(&n->refetched), (unsigned long long)expired);
 	/* the sequences that left the stream unarchived lie between these */
 	if (expired && len > 0 && (size_t)len < room)
-		snprintf(buf + len, room - len, " expired_seqs=%llu-%llu",
-			 (unsigned long long)atomic_load(&n->expired_first),
-			 (unsigned long long)atomic_load(&n->expired_last));
+		len += snprintf(buf + len, room - len, " expired_seqs=%llu-%llu",
+				(unsigned long long)atomic_load(&n->expired_first),
+				(unsigned long long)atomic_load(&n->expired_last));
+	/* consumers found that deliver less than the whole stream: rare, shown when there were */
+	if (atomic_load(&n->consumer_narrow) && len > 0 && (size_t)len < room)
+		snprintf(buf + len, room - len, " consumer_narrow=%llu",
+			 (unsigned long long)atomic_load(&n->consumer_narrow));
 }
 
 static const char *nats_error(const struct input *in)

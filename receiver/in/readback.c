@@ -152,12 +152,34 @@ void readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx, 
 	found->incomplete = rb.n && older_may_hold(&rb, &rb.parts[rb.n - 1]);
 }
 
+/* The archive's file itself, its inode, whatever name leads to it: a hard link
+ * (or a symbolic one) gives the same archive another name, and another ".lock".
+ * Its lock is taken on a descriptor of its own, left open as the other.
+ * \returns 0 (also when there is no file yet), -EWOULDBLOCK or -errno */
+static int lock_file(const struct output *o)
+{
+	const char *file = o->ops->file ? o->ops->file(o) : NULL;
+	int fd, err;
+
+	if (!file || !strcmp(file, "-"))
+		return 0;
+	/* following a symbolic link is wanted here: nothing is created */
+	fd = openat(o->dirfd, file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0;
+	err = errno;
+	close(fd);
+	return -err;
+}
+
 int readback_lock(const struct output *o, char *holder, size_t room)
 {
 	const char *base = o->path ? strrchr(o->path, '/') : NULL;
 	char name[NAME_MAX + 1], pid[24];
 	ssize_t len;
-	int fd;
+	int fd, rc;
 
 	*holder = '\0';
 	if (o->dirfd < 0 || !o->path)
@@ -177,6 +199,11 @@ int readback_lock(const struct output *o, char *holder, size_t room)
 		holder[strcspn(holder, "\n")] = '\0';
 		close(fd);
 		return err == EWOULDBLOCK ? -EWOULDBLOCK : -err;
+	}
+	rc = lock_file(o);
+	if (rc) {
+		close(fd);
+		return rc;
 	}
 	len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 	/* the lock holds either way; only its holder's name may be missing */

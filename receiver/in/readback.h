@@ -32,9 +32,10 @@ struct readback_found {
 void readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx, struct readback_found *found);
 
 /*! Lock the archive of \a o (its directory's ".NAME.lock", NAME the file's name as
- *  given, held until the process ends) for one archiver: a second one on the same
+ *  given, and the file it writes now, by whatever name: flock() on the file,
+ *  both held until the process ends) for one archiver: a second one on the same
  *  archive would take half of each durable consumer's messages, and each would
  *  count the other's as lost.  Nothing to lock for standard output.  \returns 0,
  *  -EWOULDBLOCK when another process holds it (its pid in \a holder, "" when it
- *  is unknown), or -errno */
+ *  is unknown: the file's lock names no one), or -errno */
 int readback_lock(const struct output *o, char *holder, size_t room);

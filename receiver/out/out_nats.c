@@ -333,7 +333,7 @@ static int look_for_old(struct out_nats *n, size_t k)
 {
 	struct looking l = { n, k, 0 };
 	uint64_t now = natsconn_now_ms(), from = UINT64_MAX;
-	char subject[NATSMSG_SUBJECT_MAX];
+	char subject[NATSMSG_SUBJECT_MAX], name[NATSMSG_COLLECTOR_MAX + 8];
 
 	for (size_t i = 0; i < k; i++) {
 		struct spooled *sp = n->round[i].rec;
@@ -349,7 +349,8 @@ static int look_for_old(struct out_nats *n, size_t k)
 	if (!l.left)
 		return 0;
 	snprintf(subject, sizeof(subject), "%s.%s.>", n->cfg.prefix, n->collector);
-	if (natsconn_scan(n->conn->js, &n->cfg, subject, from, found_cb, &l))
+	snprintf(name, sizeof(name), "%s-look", n->collector);
+	if (natsconn_scan(n->conn->js, &n->cfg, name, subject, from, found_cb, &l))
 		return -EAGAIN;
 	/* not there: the id is free again, and this publish is the first */
 	for (size_t i = 0; i < k; i++)

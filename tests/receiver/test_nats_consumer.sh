@@ -3,7 +3,9 @@
 # archiver is down, it delivers the whole stream again, and the archive keeps each message once.  Deleted while
 # the archiver reads, the archiver says so, makes it again after 250 ms and reads on.  With the stream deleted
 # and created again (numbering its messages from 1 anew), the archiver says that too and writes the new
-# stream's messages, whose sequences the archive held already for the former stream.
+# stream's messages, whose sequences the archive held already for the former stream.  Made anew by someone
+# else with the archiver's own description but another filter (one edge's subjects), it is said and counted:
+# the archive would miss the rest.
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
@@ -62,6 +64,24 @@ ok $? "restarted on a consumer made anew, the archiver had the new stream's 500 
 stop arch
 is "$(figure arch written) $(figure arch redelivered)" "0 500" "it wrote none: the archive holds them, of this stream"
 is "$(packets "$T/arch/archive.pcapng")" 2500 "the archive still holds 2500"
+
+# Made anew with another filter, and the description the archiver gave the one before copied.
+start_archiver arch
+consumer_delete arch
+wait_until 30 eval '[ "$(grep -c "consumer arch had gone" "$T/arch.err")" = 2 ]'
+ok $? "deleted once more while the archiver reads, it made its consumer again"
+stop arch
+DESC=$(js_api '$JS.API.CONSUMER.INFO.GSMTAP.arch' | python3 -c 'import json, sys; print(json.load(sys.stdin)["config"]["description"])')
+consumer_delete arch && js_api '$JS.API.CONSUMER.DURABLE.CREATE.GSMTAP.arch' \
+	"{\"stream_name\":\"GSMTAP\",\"config\":{\"durable_name\":\"arch\",\"description\":\"$DESC\",\"deliver_policy\":\"all\",\"ack_policy\":\"explicit\",\"filter_subject\":\"gsmtap.edge2.>\"}}" |
+	grep -q '"created"'
+ok $? "the archiver stopped; someone made its consumer anew on gsmtap.edge2.> only, described as before ($DESC)"
+start_archiver arch
+wait_until 30 grep -q 'GSMTAP/arch: the durable consumer arch delivers only gsmtap.edge2.>, not all of the stream GSMTAP (gsmtap.>) from its first message: the archive misses the rest' "$T/arch.err"
+ok $? "the restarted archiver says its consumer delivers only gsmtap.edge2.>"
+ask arch
+is "$(input_figure arch consumer_narrow)" 1 "and counts it: consumer_narrow=1"
+stop arch
 show edge1 arch
 stop_cluster
 done_testing

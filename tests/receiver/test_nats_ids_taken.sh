@@ -3,12 +3,13 @@
 # message and takes the next 200 ids first, with junk.  JetStream answers the edge's real datagrams under those
 # ids as duplicates; the edge does not take such an answer for a confirmation: it finds another's message under
 # the id, counts and says it, and publishes the datagram again under a fresh, random id.  Every real datagram
-# is stored once, and each run of an edge draws ids of its own that the last one's do not give away.
+# is stored once, and each run of an edge draws ids of its own that the last one's do not give away.  The
+# count is in the edge's Prometheus file too.
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
 
-cluster_and_edge
+cluster_and_edge --stats-file "$T/edge1.prom" --stats-interval 3600	# written on each ask (SIGUSR1)
 ok 0 "3 nodes and an edge started"
 send_lines "$P1" 1 10
 wait_until 60 stream_holds 10
@@ -25,6 +26,8 @@ js_dump GSMTAP >"$T/stored"
 is "$(wc -l <"$T/stored")" 410 "the stream holds 410 messages: the edge's 210 and the 200 of junk"
 is "$(stored_lines "$T/stored")" "210 210" "each of the 210 datagrams is stored once"
 is "$(output_figure edge1 ids_taken)" 200 "the edge counted 200 records whose ids another publisher held"
+is "$(sed -n 's/^gsmtaplogd_output_ids_taken_total{output="nats",.*} //p' "$T/edge1.prom")" 200 \
+	"and its Prometheus file says gsmtaplogd_output_ids_taken_total{output=\"nats\",...} 200"
 wait_for "$T/edge1.err" "another publisher's messages under the ids of"
 ok $? "and said so"
 is "$(cut -f3,4 "$T/stored" | grep -cE '^edge1/[0-9a-f]{16}\.[0-9]+\.[0-9a-f]{16}'$'\t''.*line [0-9]+')" 200 \

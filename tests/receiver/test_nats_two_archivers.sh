@@ -2,7 +2,8 @@
 # test_nats_two_archivers.sh: a second archiver on the same archive (same durable consumer, same file) is
 # refused at start, naming the one that writes it: two would take half of the consumer's messages each and count
 # the other half as lost (lost=2996 each, that never happened).  The first one archives everything, loses
-# nothing, and once it has stopped the archive is free again.
+# nothing, and once it has stopped the archive is free again.  The archive under another name (a hard link in
+# another directory) is the same archive: refused too.
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
@@ -16,6 +17,15 @@ ok "$([ "$LOGD_STATUS" != running ] && [ "$LOGD_STATUS" != 0 ]; echo $?)" \
 	"a second archiver on the same archive exits at once, with a failure status ($LOGD_STATUS)"
 ok "$(grep -q "gsmtap-logd: another archiver (pid $arch_PID) writes $T/arch/archive.pcapng: refusing a second one" "$T/second.err"; echo $?)" \
 	"and says which archiver writes it"
+mkdir "$T/other"
+ln "$T/arch/archive.pcapng" "$T/other/copy.pcapng"
+"$LOGD" -q --from-nats "$NATS_URLS" --durable arch -w "$T/other/copy.pcapng" 2>"$T/linked.err" &
+LOGD_PID=$!
+exits_within 60
+ok "$([ "$LOGD_STATUS" != running ] && [ "$LOGD_STATUS" != 0 ]; echo $?)" \
+	"one on a hard link to the archive, under another name in another directory, exits too ($LOGD_STATUS)"
+ok "$(grep -q "gsmtap-logd: another archiver writes $T/other/copy.pcapng: refusing a second one" "$T/linked.err"; echo $?)" \
+	"and says that another archiver writes that file"
 blast_to edge1 "$P1" -H 4 -n 750 -r 10000 -s 0
 wait_until 60 stream_holds 3000
 ok $? "the stream reached 3000 messages"
@@ -31,6 +41,7 @@ ok 0 "once it has stopped, an archiver starts on the archive again"
 stop arch
 show arch
 sed 's/^/# second: /' "$T/second.err"
+sed 's/^/# linked: /' "$T/linked.err"
 stop edge1
 stop_cluster
 done_testing

@@ -362,6 +362,18 @@ consumer_create() {
 		grep -q '"created"'
 }
 
+# stream_config KEY N: an operator sets KEY=N (a number: max_msgs, duplicate_window in ns) in the stream GSMTAP's
+# config, the rest as it is.
+stream_config() {
+	js_api '$JS.API.STREAM.INFO.GSMTAP' |
+		python3 -c 'import json, sys; c = json.load(sys.stdin)["config"]; c[sys.argv[1]] = int(sys.argv[2]); print(json.dumps(c))' \
+			"$1" "$2" >"$T/stream.json" &&
+		js_api '$JS.API.STREAM.UPDATE.GSMTAP' "$(cat "$T/stream.json")" | grep -q "\"$1\":$2"
+}
+
+# cap_stream N: the operator sets max_msgs=N on the stream GSMTAP.
+cap_stream() { stream_config max_msgs "$1"; }
+
 # ids FILE...: "ID [COMMENT]" for every packet of the pcapng files (an archive's stream sequences).
 ids() { pcapng_blocks ids "$@"; }
 

@@ -329,6 +329,15 @@ js_dump() {
 	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" dump "$@"
 }
 
+# run_of EDGE N: "EDGE/RUN." of the message at stream sequence N, which EDGE stored as its Nats-Msg-Id EDGE/RUN.N
+# (the N-th datagram of its run, not numbered by its sender); fails when that is not its id.
+run_of() {
+	local id
+	id=$(js_dump GSMTAP | awk -F'\t' -v n="$2" '$1 == n { print $3 }')
+	echo "${id%.*}."
+	[[ $id =~ ^$1/[0-9a-f]{16}\.$2$ ]]
+}
+
 # send_lines PORT FIRST LAST: log datagrams with the texts "line FIRST" .. "line LAST" to 127.0.0.1:PORT, from
 # one socket, not numbered (frame_number 0): the edge names each itself (Nats-Msg-Id EDGE/RUN.N).
 send_lines() {

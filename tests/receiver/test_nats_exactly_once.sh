@@ -55,12 +55,11 @@ ok 0 "3 nodes, two edges (edge1 through a relay to node 1) and an archiver start
 send_lines "$P2" 1 1
 wait_until 60 stream_holds 1
 ok $? "edge2's first datagram (not numbered by its sender) is stored"
-ID=$(js_dump GSMTAP | awk -F'\t' '$1 == 1 { print $3 }')
-[[ $ID =~ ^edge2/[0-9a-f]{16}\.1$ ]]
-ok $? "as $ID"
+RUN=$(run_of edge2 1)
+ok $? "as ${RUN}1: the edge, a random part for its run, its number"
 stream_config duplicate_window 120000000000
 ok $? "an operator set the stream's duplicate window to 2 minutes"
-is "$(js_take_ids gsmtap.edge2.x junk "${ID%.*}." 2 $((TAKEN + 1)))" "$TAKEN" \
+is "$(js_take_ids gsmtap.edge2.x junk "$RUN" 2 $((TAKEN + 1)))" "$TAKEN" \
 	"another publisher took its next $TAKEN ids first, with junk (stream sequences 2..$((TAKEN + 1)))"
 send_lines "$P2" 2 $((TAKEN + 1))
 wait_until 60 confirmed edge2 $((TAKEN + 1))

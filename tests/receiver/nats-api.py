@@ -70,7 +70,8 @@ class Client:
             if words[0] == '-ERR':
                 sys.exit(f'nats-api: {line}')
 
-    def request(self, subject, body, headers=()):
+    def send(self, subject, body, headers=()):
+        """A request, its answer to come to the inbox."""
         inbox = '_INBOX.nats_api'
         self.sock.sendall(f'SUB {inbox} 1\r\n'.encode())
         if headers:
@@ -79,14 +80,24 @@ class Client:
                               + head + body + b'\r\n')
         else:
             self.sock.sendall(f'PUB {subject} {inbox} {len(body)}\r\n'.encode() + body + b'\r\n')
+
+    def answer(self):
         head, body = self.reply()
         return body if body or not head else head
 
+    def request(self, subject, body, headers=()):
+        self.send(subject, body, headers)
+        return self.answer()
+
 
 def take_ids(client, subject, body, prefix, first, last):
+    # all published before the answers are read: one after another, each waits for the stream's replicas
+    ids = range(int(first), int(last) + 1)
+    for n in ids:
+        client.send(subject, body.encode(), [('Nats-Msg-Id', f'{prefix}{n}')])
     stored = 0
-    for n in range(int(first), int(last) + 1):
-        answer = json.loads(client.request(subject, body.encode(), [('Nats-Msg-Id', f'{prefix}{n}')]))
+    for _ in ids:
+        answer = json.loads(client.answer())
         stored += 'seq' in answer and not answer.get('duplicate')
     print(stored)
 

@@ -329,6 +329,15 @@ js_dump() {
 	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" dump "$@"
 }
 
+# run_of EDGE N: "EDGE/RUN." of the message at stream sequence N, which EDGE stored as its Nats-Msg-Id EDGE/RUN.N
+# (the N-th datagram of its run, not numbered by its sender); fails when that is not its id.
+run_of() {
+	local id
+	id=$(js_dump GSMTAP | awk -F'\t' -v n="$2" '$1 == n { print $3 }')
+	echo "${id%.*}."
+	[[ $id =~ ^$1/[0-9a-f]{16}\.$2$ ]]
+}
+
 # send_lines PORT FIRST LAST: log datagrams with the texts "line FIRST" .. "line LAST" to 127.0.0.1:PORT, from
 # one socket, not numbered (frame_number 0): the edge names each itself (Nats-Msg-Id EDGE/RUN.N).
 send_lines() {
@@ -361,6 +370,18 @@ consumer_create() {
 		"{\"stream_name\":\"GSMTAP\",\"config\":{\"durable_name\":\"$1\",\"deliver_policy\":\"all\",\"ack_policy\":\"explicit\",\"ack_wait\":$((${2:-30} * 1000000000)),\"filter_subject\":\"gsmtap.>\"}}" |
 		grep -q '"created"'
 }
+
+# stream_config KEY N: an operator sets KEY=N (a number: max_msgs, duplicate_window in ns) in the stream GSMTAP's
+# config, the rest as it is.
+stream_config() {
+	js_api '$JS.API.STREAM.INFO.GSMTAP' |
+		python3 -c 'import json, sys; c = json.load(sys.stdin)["config"]; c[sys.argv[1]] = int(sys.argv[2]); print(json.dumps(c))' \
+			"$1" "$2" >"$T/stream.json" &&
+		js_api '$JS.API.STREAM.UPDATE.GSMTAP' "$(cat "$T/stream.json")" | grep -q "\"$1\":$2"
+}
+
+# cap_stream N: the operator sets max_msgs=N on the stream GSMTAP.
+cap_stream() { stream_config max_msgs "$1"; }
 
 # ids FILE...: "ID [COMMENT]" for every packet of the pcapng files (an archive's stream sequences).
 ids() { pcapng_blocks ids "$@"; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # pcapng-blocks.py: what the bash tests read from pcapng files beyond tshark's reach: per-section
-# packet counts and ISB counters, every NRB record, every packet's sender and sequence number, and every
-# packet's id and comment.
+# packet counts and ISB counters, every NRB record, every packet's sender and sequence number, or its log
+# text, and every packet's id and comment.
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 Usage: pcapng-blocks.py sections FILE...
@@ -12,6 +12,8 @@ Usage: pcapng-blocks.py sections FILE...
        pcapng-blocks.py numbers FILE...
          one line per packet: SRC:PORT SEQ (the GSMTAP frame_number, our sequence number; '-' for a
          datagram too short to have one)
+       pcapng-blocks.py texts FILE...
+         one line per packet: its log text (what follows the GSMTAP and log headers), as Python writes bytes
        pcapng-blocks.py ids FILE...
          one line per packet: its epb_packetid (an archive's stream sequence), '-' without one,
          then its comment when it has one
@@ -90,20 +92,29 @@ def names(path, seen):
             off += 4 + (rlen + 3) // 4 * 4
 
 
-def numbers(path):
-    """Our packets are raw IPv4 or IPv6 with UDP, then the GSMTAP datagram."""
-    out = []
+def datagrams(path):
+    """Our packets are raw IPv4 or IPv6 with UDP, then the GSMTAP datagram: each packet's IP bytes."""
     for btype, order, body in blocks(path):
-        if btype != EPB:
-            continue
-        caplen = struct.unpack_from(order + 'I', body, 12)[0]
-        ip = body[20:20 + caplen]
-        if ip[0] >> 4 == 4:
-            src, udp = ipaddress.ip_address(ip[12:16]), (ip[0] & 15) * 4
-            text = f'{src}'
-        else:
-            src, udp = ipaddress.ip_address(ip[8:24]), 40
-            text = f'[{src}]'
+        if btype == EPB:
+            yield body[20:20 + struct.unpack_from(order + 'I', body, 12)[0]]
+
+
+def udp_offset(ip):
+    return (ip[0] & 15) * 4 if ip[0] >> 4 == 4 else 40
+
+
+def texts(path):
+    out = [repr(ip[udp_offset(ip) + 8 + 100:]) for ip in datagrams(path)]
+    if out:
+        print('\n'.join(out))
+
+
+def numbers(path):
+    out = []
+    for ip in datagrams(path):
+        udp = udp_offset(ip)
+        src = ipaddress.ip_address(ip[12:16] if ip[0] >> 4 == 4 else ip[8:24])
+        text = f'{src}' if src.version == 4 else f'[{src}]'
         sport = struct.unpack_from('>H', ip, udp)[0]
         # a datagram too short for a GSMTAP header has no number: '-'
         seq = struct.unpack_from('>I', ip, udp + 8 + 8)[0] if len(ip) >= udp + 8 + 12 else '-'
@@ -128,7 +139,7 @@ def ids(path):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) < 3 or sys.argv[1] not in ('sections', 'names', 'numbers', 'ids'):
+    if len(sys.argv) < 3 or sys.argv[1] not in ('sections', 'names', 'numbers', 'texts', 'ids'):
         sys.exit(__doc__)
     seen = set()
     for f in sys.argv[2:]:
@@ -136,6 +147,8 @@ if __name__ == '__main__':
             sections(f)
         elif sys.argv[1] == 'numbers':
             numbers(f)
+        elif sys.argv[1] == 'texts':
+            texts(f)
         elif sys.argv[1] == 'ids':
             ids(f)
         else:

@@ -7,14 +7,6 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
 
-# cap_stream N: the operator sets max_msgs=N on the stream GSMTAP (its config otherwise as it is).
-cap_stream() {
-	js_api '$JS.API.STREAM.INFO.GSMTAP' |
-		python3 -c 'import json, sys; c = json.load(sys.stdin)["config"]; c["max_msgs"] = int(sys.argv[1]); print(json.dumps(c))' \
-			"$1" >"$T/stream.json" &&
-		js_api '$JS.API.STREAM.UPDATE.GSMTAP' "$(cat "$T/stream.json")" | grep -q "\"max_msgs\":$1"
-}
-
 edge_and_archiver
 ok 0 "3 nodes, an edge and an archiver started"
 blast_to edge1 "$P1" -H 4 -n 25 -r 5000 -s 0

@@ -24,11 +24,17 @@
 #include <epan/tap.h>
 #include <epan/to_str.h>
 #include <wsutil/str_util.h>
+#include <ws_version.h>
 
 #include "wire.h"
 #include "seq.h"
 #include "timing.h"
 #include "gsmtaplog.h"
+
+/* Wireshark 4.4 names it tvb_get_uint8 and deprecates the old name; 4.0 has only the old. */
+#if WIRESHARK_VERSION_MAJOR == 4 && WIRESHARK_VERSION_MINOR < 4
+#define tvb_get_uint8 tvb_get_guint8
+#endif
 
 void proto_register_gsmtaplog(void);
 void proto_reg_handoff_gsmtaplog(void);
@@ -133,9 +139,9 @@ static enum wire_verdict classify(tvbuff_t *tvb, guint *hdr_bytes)
 
 	if (len < WIRE_GSMTAP_HDR_LEN)
 		return WIRE_SHORT;
-	if (tvb_get_guint8(tvb, WIRE_OFF_VERSION) != WIRE_VERSION)
+	if (tvb_get_uint8(tvb, WIRE_OFF_VERSION) != WIRE_VERSION)
 		return WIRE_BAD_VERSION;
-	*hdr_bytes = tvb_get_guint8(tvb, WIRE_OFF_HDR_LEN) * 4u;
+	*hdr_bytes = tvb_get_uint8(tvb, WIRE_OFF_HDR_LEN) * 4u;
 	if (*hdr_bytes < WIRE_GSMTAP_HDR_LEN || *hdr_bytes > len)
 		return WIRE_BAD_HDR_LEN;
 	if (len - *hdr_bytes < WIRE_LOG_HDR_LEN)
@@ -288,7 +294,7 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 	/* Other GSMTAP types still take a stream index, as in the collector,
 	 * but their frame_number is a GSM frame number, not our sequence. */
 	if (tvb_bytes_exist(tvb, WIRE_OFF_TYPE, 1) &&
-	    tvb_get_guint8(tvb, WIRE_OFF_TYPE) != WIRE_TYPE_LOG) {
+	    tvb_get_uint8(tvb, WIRE_OFF_TYPE) != WIRE_TYPE_LOG) {
 		fr->verdict = WIRE_NOT_LOG;
 		return fr;
 	}
@@ -307,11 +313,11 @@ static struct gtl_frame *analyse(tvbuff_t *tvb, packet_info *pinfo)
 	sec = tvb_get_ntohl(tvb, lh + WIRE_LOG_OFF_SEC);
 	usec = tvb_get_ntohl(tvb, lh + WIRE_LOG_OFF_USEC);
 	fr->pid = tvb_get_ntohl(tvb, lh + WIRE_LOG_OFF_PID);
-	fr->level = tvb_get_guint8(tvb, lh + WIRE_LOG_OFF_LEVEL);
+	fr->level = tvb_get_uint8(tvb, lh + WIRE_LOG_OFF_LEVEL);
 
 	text_len = tvb_reported_length(tvb) - hdr - WIRE_LOG_HDR_LEN;
 	last = hdr + WIRE_LOG_HDR_LEN + text_len - 1;
-	if (text_len == WIRE_TEXT_MAX && tvb_bytes_exist(tvb, last, 1) && tvb_get_guint8(tvb, last) == 0)
+	if (text_len == WIRE_TEXT_MAX && tvb_bytes_exist(tvb, last, 1) && tvb_get_uint8(tvb, last) == 0)
 		fr->flags |= GTL_TRUNCATED;
 
 	same_sender = keep_ident(s, tvb, lh + WIRE_LOG_OFF_IDENT);
@@ -442,7 +448,7 @@ static int dissect_gsmtaplog(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree
 		tap->ident = NULL;
 		if (fr->flags & GTL_HAS_LOG)
 			tap->ident = (const char *)tvb_get_stringzpad(pinfo->pool, tvb,
-					tvb_get_guint8(tvb, WIRE_OFF_HDR_LEN) * 4u + WIRE_LOG_OFF_IDENT,
+					tvb_get_uint8(tvb, WIRE_OFF_HDR_LEN) * 4u + WIRE_LOG_OFF_IDENT,
 					WIRE_IDENT_LEN, ENC_ASCII);
 		tap_queue_packet(gsmtaplog_tap, pinfo, tap);
 	}

@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 #   libosmocore-release.sh libosmocore TARBALL DIR STAMP
-#       unpacks TARBALL into DIR/src and installs it into DIR/prefix; STAMP
+#       unpacks TARBALL into DIR/src and installs its libosmocore and
+#       libosmovty (what a log target needs) into DIR/prefix; STAMP
 #       gets "VERSION SONAME".  meson runs this when STAMP is missing or
 #       TARBALL changed, so a rebuild of the project does not rebuild it; and
 #       a DIR/prefix installed from the same TARBALL is kept as it is.
@@ -52,11 +53,21 @@ install_libosmocore() {
 	# build tree (this project's) would make it "-dirty".
 	export GIT_DIR=/nonexistent
 	step "$log" autoreconf -fi
-	# talloc is the only library it needs beyond libc; the rest is not what the tests use.
+	# talloc is the only library it needs beyond libc; the rest is not what the
+	# tests use.  They link the shared libraries alone: no static copies, which
+	# libtool would compile every file a second time for.
 	step "$log" ./configure --prefix="$dir/prefix" --disable-doxygen --disable-pcsc --disable-libusb \
-		--disable-gnutls --disable-libmnl --disable-uring --disable-libsctp
-	step "$log" make -j"$(nproc)"
-	step "$log" make install
+		--disable-gnutls --disable-libmnl --disable-uring --disable-libsctp --disable-static
+	# A log target is in libosmocore and its VTY in libosmovty: the headers, those
+	# two libraries and their .pc files are what the tests build against; the
+	# other libraries, utils and the tests of the whole tree took most of the
+	# time.  Every release from 1.8 on has this layout.
+	local part
+	for part in include src/core src/vty; do
+		step "$log" make -C "$part" -j"$(nproc)"
+		step "$log" make -C "$part" install
+	done
+	step "$log" make install-pkgconfigDATA pkgconfig_DATA="libosmocore.pc libosmovty.pc"
 }
 
 build_gsmtaplog() {
@@ -74,15 +85,15 @@ build_gsmtaplog() {
 
 case ${1:-} in
 libosmocore)
-	[ $# -eq 4 ] || { sed -n '5,12p' "$0" >&2; exit 2; }
+	[ $# -eq 4 ] || { sed -n '5,14p' "$0" >&2; exit 2; }
 	build_libosmocore "$(realpath "$2")" "$(realpath -m "$3")" "$(realpath -m "$4")"
 	;;
 gsmtaplog)
-	[ $# -ge 5 ] || { sed -n '5,12p' "$0" >&2; exit 2; }
+	[ $# -ge 5 ] || { sed -n '5,14p' "$0" >&2; exit 2; }
 	build_gsmtaplog "$(realpath "$2")" "$(realpath -m "$3")" "$(realpath -m "$4")" "${@:5}"
 	;;
 *)
-	sed -n '5,12p' "$0" >&2
+	sed -n '5,14p' "$0" >&2
 	exit 2
 	;;
 esac

@@ -123,33 +123,9 @@ static bool redelivering(const struct collector *c)
 	return false;
 }
 
-static void open_outputs(struct options *opt, const struct privs *privs, struct collector *c)
-{
-	for (size_t i = 0; i < opt->n_outputs; i++) {
-		struct output_request *req = &opt->outputs[i];
-		char *dir = req->dir ? strdup(req->dir) : NULL;
-		struct output *o;
-
-		/* the main output is the archive's key: acknowledged only once on disk */
-		req->sync = i == 0 && redelivering(c);
-		o = output_open(req, &opt->rotation, c, time(NULL));
-
-		if (!o && errno == EACCES && privs->drop)
-			log_fatal("cannot write %s as user %s: %s; make %s writable by %s "
-				  "(gsmtap-logd hands over only the directories it creates)",
-				  req->path, privs->user, strerror(errno), dir, privs->user);
-		if (!o)
-			log_fatal("cannot write %s: %s", req->path ? req->path : req->kind,
-				  req->error[0] ? req->error : output_open_error(errno));
-		if (collector_add_output(c, o))
-			log_fatal("too many outputs");
-		free(dir);
-	}
-}
-
 /* One archiver per archive: a second would share the durable consumer's messages
  * with the first, and each would count the other's as lost. */
-static void lock_archive(const struct output *main)
+static void lock_archive(const struct output_request *main)
 {
 	char holder[24], who[40] = "";
 	int rc = readback_lock(main, holder, sizeof(holder));
@@ -161,6 +137,36 @@ static void lock_archive(const struct output *main)
 			  "take part of the durable consumer's messages and count the rest as lost)", who, main->path);
 	if (rc)
 		log_fatal("cannot lock %s for this archiver: %s", main->path, strerror(-rc));
+}
+
+static void open_outputs(struct options *opt, const struct privs *privs, struct collector *c)
+{
+	for (size_t i = 0; i < opt->n_outputs; i++) {
+		struct output_request *req = &opt->outputs[i];
+		char *dir = req->dir ? strdup(req->dir) : NULL;
+		struct output *o;
+		int rc;
+
+		/* the main output is the archive's key: acknowledged only once on disk */
+		req->sync = i == 0 && redelivering(c);
+		if (req->sync)
+			lock_archive(req);
+		o = output_open(req, &opt->rotation, c, time(NULL));
+
+		if (!o && errno == EACCES && privs->drop)
+			log_fatal("cannot write %s as user %s: %s; make %s writable by %s "
+				  "(gsmtap-logd hands over only the directories it creates)",
+				  req->path, privs->user, strerror(errno), dir, privs->user);
+		if (!o)
+			log_fatal("cannot write %s: %s", req->path ? req->path : req->kind,
+				  req->error[0] ? req->error : output_open_error(errno));
+		if (req->sync && (rc = readback_lock_written(o)))
+			log_fatal("cannot lock %s, the archive's new file: %s", o->ops->file(o),
+				  rc == -EWOULDBLOCK ? "another archiver made it at the same time" : strerror(-rc));
+		if (collector_add_output(c, o))
+			log_fatal("too many outputs");
+		free(dir);
+	}
 }
 
 /* What an earlier run recorded, read back from the main output's files: what the
@@ -187,8 +193,6 @@ static void know_earlier(struct collector *c)
 			"recorded twice (with -w, the pcapng output is read back)", main->kind);
 		return;
 	}
-	if (redelivers)
-		lock_archive(main);
 	readback(main, resumes, collector_know_cb, c, &found);
 	if (!redelivers)
 		return;

@@ -152,43 +152,64 @@ void readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx, 
 	found->incomplete = rb.n && older_may_hold(&rb, &rb.parts[rb.n - 1]);
 }
 
-/* The archive's file itself, its inode, whatever name leads to it: a hard link
- * (or a symbolic one) gives the same archive another name, and another ".lock".
- * Its lock is taken on a descriptor of its own, left open as the other.
- * \returns 0 (also when there is no file yet), -EWOULDBLOCK or -errno */
-static int lock_file(const struct output *o)
-{
-	const char *file = o->ops->file ? o->ops->file(o) : NULL;
-	int fd, err;
+/* The descriptor whose flock() holds the archive's file (-1: none yet), so
+ * that the file is locked once: a second lock of it, on a description of its
+ * own, would be refused even in the same process. */
+static int held_file = -1;
 
-	if (!file || !strcmp(file, "-"))
-		return 0;
-	/* following a symbolic link is wanted here: nothing is created */
-	fd = openat(o->dirfd, file, O_RDONLY | O_CLOEXEC);
+/* Lock \a fd, a descriptor of the archive's own, left open while it holds.
+ * \returns 0 (also for no descriptor: ENOENT), -EWOULDBLOCK or -errno */
+static int lock_descriptor(int fd)
+{
+	int err;
+
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (!flock(fd, LOCK_EX | LOCK_NB))
+	if (!flock(fd, LOCK_EX | LOCK_NB)) {
+		held_file = fd;
 		return 0;
+	}
 	err = errno;
 	close(fd);
 	return -err;
 }
 
-int readback_lock(const struct output *o, char *holder, size_t room)
+/* The archive's file itself, its inode, whatever name leads to it: a hard link
+ * (or a symbolic one) gives the same archive another name, and another ".lock".
+ * Its lock is taken on a descriptor of its own, left open as the other.
+ * \returns 0 (also when there is no file yet), -EWOULDBLOCK or -errno */
+static int lock_file(const struct output_request *req)
 {
-	const char *base = o->path ? strrchr(o->path, '/') : NULL;
+	/* following a symbolic link is wanted here: nothing is created */
+	return lock_descriptor(openat(req->dirfd, req->base, O_RDONLY | O_CLOEXEC));
+}
+
+/* -w - with standard output a file (`>>archive`): that file is the archive, by
+ * no name; its lock is taken on a description of its own, opened anew. */
+static int lock_stdout(void)
+{
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return lock_descriptor(open("/proc/self/fd/1", O_RDONLY | O_CLOEXEC));
+}
+
+int readback_lock(const struct output_request *req, char *holder, size_t room)
+{
 	char name[NAME_MAX + 1], pid[24];
 	ssize_t len;
 	int fd, rc;
 
 	*holder = '\0';
-	if (o->dirfd < 0 || !o->path)
+	if (output_to_stdout(req))
+		return lock_stdout();
+	if (req->dirfd < 0 || !req->base)
 		return 0;
-	base = base ? base + 1 : o->path;
-	if ((size_t)snprintf(name, sizeof(name), ".%s.lock", base) >= sizeof(name))
+	if ((size_t)snprintf(name, sizeof(name), ".%s.lock", req->base) >= sizeof(name))
 		return -ENAMETOOLONG;
 	/* left open on purpose: the lock is the process's until it ends */
-	fd = openat(o->dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = openat(req->dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -200,7 +221,7 @@ int readback_lock(const struct output *o, char *holder, size_t room)
 		close(fd);
 		return err == EWOULDBLOCK ? -EWOULDBLOCK : -err;
 	}
-	rc = lock_file(o);
+	rc = lock_file(req);
 	if (rc) {
 		close(fd);
 		return rc;
@@ -210,4 +231,21 @@ int readback_lock(const struct output *o, char *holder, size_t room)
 	if (!ftruncate(fd, 0))
 		len = pwrite(fd, pid, len, 0);
 	return 0;
+}
+
+int readback_lock_written(const struct output *o)
+{
+	const char *file = o->ops->file ? o->ops->file(o) : NULL;
+	struct stat held, now;
+	int fd;
+
+	if (!file || !strcmp(file, "-") || o->dirfd < 0)
+		return 0;
+	fd = openat(o->dirfd, file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && held_file >= 0 && !fstat(held_file, &held) && !fstat(fd, &now) &&
+	    held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
+		close(fd);
+		return 0;
+	}
+	return lock_descriptor(fd);
 }

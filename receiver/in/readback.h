@@ -31,11 +31,18 @@ struct readback_found {
  *  end, ends that file. */
 void readback(const struct output *o, size_t want, rx_deliver_cb cb, void *ctx, struct readback_found *found);
 
-/*! Lock the archive of \a o (its directory's ".NAME.lock", NAME the file's name as
- *  given, and the file it writes now, by whatever name: flock() on the file,
- *  both held until the process ends) for one archiver: a second one on the same
- *  archive would take half of each durable consumer's messages, and each would
- *  count the other's as lost.  Nothing to lock for standard output.  \returns 0,
+/*! Lock the archive that \a req names (its directory's ".NAME.lock", NAME the
+ *  file's name as given, and the file itself if it is there, by whatever name:
+ *  flock() on the file; or standard output's file, for "-"), all held until the
+ *  process ends, for one archiver: a second one on the same archive would take
+ *  half of each durable consumer's messages, and each would count the other's as
+ *  lost.  Before the output is opened (output_prepare() done), so that a refused
+ *  archiver writes nothing, not even a section's header.  \returns 0,
  *  -EWOULDBLOCK when another process holds it (its pid in \a holder, "" when it
  *  is unknown: the file's lock names no one), or -errno */
-int readback_lock(const struct output *o, char *holder, size_t room);
+int readback_lock(const struct output_request *req, char *holder, size_t room);
+
+/*! After the output \a o of that request is open: lock the file it writes now,
+ *  made by the open (a new archive, a ring's new file), unless readback_lock()
+ *  holds it already.  \returns 0, -EWOULDBLOCK or -errno */
+int readback_lock_written(const struct output *o);

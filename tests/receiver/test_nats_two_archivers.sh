@@ -3,7 +3,7 @@
 # refused at start, naming the one that writes it: two would take half of the consumer's messages each and count
 # the other half as lost (lost=2996 each, that never happened).  The first one archives everything, loses
 # nothing, and once it has stopped the archive is free again.  The archive under another name (a hard link in
-# another directory) is the same archive: refused too.
+# another directory) is the same archive: refused too; and so is the archive as standard output (-w - >>archive).
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
@@ -26,6 +26,14 @@ ok "$([ "$LOGD_STATUS" != running ] && [ "$LOGD_STATUS" != 0 ]; echo $?)" \
 	"one on a hard link to the archive, under another name in another directory, exits too ($LOGD_STATUS)"
 ok "$(grep -q "gsmtap-logd: another archiver writes $T/other/copy.pcapng: refusing a second one" "$T/linked.err"; echo $?)" \
 	"and says that another archiver writes that file"
+size=$(stat -c %s "$T/arch/archive.pcapng")
+"$LOGD" -q --from-nats "$NATS_URLS" --durable arch -w - >>"$T/arch/archive.pcapng" 2>"$T/stdout.err" &
+LOGD_PID=$!
+exits_within 60
+ok "$([ "$LOGD_STATUS" != running ] && [ "$LOGD_STATUS" != 0 ]; echo $?)" \
+	"one writing to standard output appended to the archive (-w - >>archive) exits too ($LOGD_STATUS)"
+is "$(grep -c "gsmtap-logd: another archiver writes -: refusing a second one" "$T/stdout.err") $(stat -c %s "$T/arch/archive.pcapng")" \
+	"1 $size" "and says so, having written nothing to it"
 blast_to edge1 "$P1" -H 4 -n 750 -r 10000 -s 0
 wait_until 60 stream_holds 3000
 ok $? "the stream reached 3000 messages"
@@ -42,6 +50,7 @@ stop arch
 show arch
 sed 's/^/# second: /' "$T/second.err"
 sed 's/^/# linked: /' "$T/linked.err"
+sed 's/^/# stdout: /' "$T/stdout.err"
 stop edge1
 stop_cluster
 done_testing

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
@@ -71,6 +72,7 @@ struct ring {
 	bool live;			/*!< hello accepted, lanes mapped */
 	int conn;
 	int follow_fd;			/*!< the holders pipe's read end, or (hellos 1 to 3) the pidfd */
+	int hold_fd;			/*!< the memfd reopened, whose flock() says this drainer holds the ring, or -1 */
 	bool by_holders;		/*!< follow_fd is the holders pipe */
 	uid_t uid;			/*!< the peer, from SO_PEERCRED at accept */
 	gid_t gid;			/*!< (its lanes' sockets are made as uid and gid: netns.h) */
@@ -325,6 +327,8 @@ static void free_ring(struct ring *r)
 		munmap(r->mem, r->len);
 	if (r->follow_fd >= 0)
 		close(r->follow_fd);
+	if (r->hold_fd >= 0)
+		close(r->hold_fd);
 	if (r->netns >= 0)
 		close(r->netns);
 	if (r->conn >= 0)
@@ -458,7 +462,7 @@ static int admit(struct drain *d, int conn, struct ring **out)
 		note_refusal(d, ENOMEM, cred.uid, cred.pid, "out of memory");
 		return ENOMEM;
 	}
-	*r = (struct ring){ .d = d, .conn = conn, .follow_fd = -1, .netns = -1, .uid = cred.uid, .gid = cred.gid, .pid = cred.pid,
+	*r = (struct ring){ .d = d, .conn = conn, .follow_fd = -1, .hold_fd = -1, .netns = -1, .uid = cred.uid, .gid = cred.gid, .pid = cred.pid,
 			    .hello_deadline = now_ns() + HELLO_NS,
 			    .conn_tag = { TAG_CONN, r }, .follow_tag = { TAG_FOLLOW, r } };
 	err = place(d, r, &cred);
@@ -530,6 +534,29 @@ static bool same_ring_held(const struct drain *d, const struct ring *r)
 /* Check the memfd before mapping it: sealed against shrinking (or a producer
  * could cut pages from under the drainer, which would fault), of the size the
  * hello says, and not a ring held already; then each lane's layout. */
+/* One drainer at a time on a ring: a lock on the memfd, on a description of
+ * this drainer's own (a reopen: the description the hello brings is every
+ * drainer's, and so would be a lock on it), released when it lets the ring go
+ * or dies.  A drainer that was stopped for a while finds in its backlog offers
+ * that the program has since made again, maybe to another drainer that holds
+ * the ring now: both would read it, and send its lines twice.
+ * \returns 0 (the lock held in r->hold_fd; or no /proc to reopen by: taken
+ * unlocked, as before), or EALREADY: another drainer holds it */
+static int hold_ring(struct ring *r, int memfd)
+{
+	char path[32];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
+	r->hold_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->hold_fd < 0 || !flock(r->hold_fd, LOCK_EX | LOCK_NB))
+		return 0;
+	err = errno;
+	close(r->hold_fd);
+	r->hold_fd = -1;
+	return err == EWOULDBLOCK ? EALREADY : 0;
+}
+
 static int map_ring(struct ring *r, int fd, const struct shmring_hello *hello)
 {
 	int seals = fcntl(fd, F_GET_SEALS);
@@ -545,6 +572,8 @@ static int map_ring(struct ring *r, int fd, const struct shmring_hello *hello)
 	r->ino = st.st_ino;
 	if (same_ring_held(r->d, r))
 		return EEXIST;
+	if (hold_ring(r, fd))
+		return EALREADY;
 	r->mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->mem == MAP_FAILED) {
 		r->mem = NULL;
@@ -641,7 +670,7 @@ static int take_hello(struct ring *r)
 static void take_offer(struct drain *d, struct ring *r)
 {
 	int err = -take_hello(r);
-	unsigned int more = 1 + r->n_lanes * d->lane_fds;
+	unsigned int more = 1 + (r->hold_fd >= 0) + r->n_lanes * d->lane_fds;
 	enum shares_verdict v = SHARES_OK;
 	char why[160];
 
@@ -660,7 +689,7 @@ static void take_offer(struct drain *d, struct ring *r)
 		if (v != SHARES_OK)
 			shares_why(d->shares, v, r->uid, why, sizeof(why));
 		else
-			snprintf(why, sizeof(why), "%s", strerror(err));
+			snprintf(why, sizeof(why), "%s", err == EALREADY ? "another drainer holds it" : strerror(err));
 		answer(r->conn, err);
 		note_refusal(d, err, r->uid, r->pid, why);
 		remove_ring(d, r);

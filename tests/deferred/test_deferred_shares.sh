@@ -66,19 +66,20 @@ stop_logd
 # --- gsmtap-log-agent: descriptors ---
 # Each lane costs the agent a socket.  Under a limit of 1024 descriptors, one user's
 # 256 rings of 3 lanes would need 1280: with shares it gets an eighth of what the
-# limit leaves for rings (120 of 960), 24 rings of 5 descriptors each.
+# limit leaves for rings (120 of 960), 20 rings of 6 descriptors each (the connection, the
+# holders pipe, the lock that says the agent holds the ring, and 3 sockets).
 black_hole
 : >"$T/agent.err"
 prlimit --nofile=1024:1024 "$AGENT" -c "127.0.0.1:$HOLE" -s "$T/agent.sock" 2>"$T/agent.err" &
 AGENT_PID=$!
 wait_for "$T/agent.err" 'listening for deferred-mode rings' || bail "the agent did not start: $(cat "$T/agent.err")"
 hold "$NOBODY" "$T/agent.sock" 256 3
-is "$HOLD" "taken 24 refused errno $EDQUOT: 232 timeouts 0" \
-	"one user's 256 rings of 3 lanes: 24 taken (120 descriptors), the rest refused, every offer answered"
+is "$HOLD" "taken 20 refused errno $EDQUOT: 236 timeouts 0" \
+	"one user's 256 rings of 3 lanes: 20 taken (120 descriptors), the rest refused, every offer answered"
 is "$(root_ring "$T/agent.sock" agentroot)" taken "a root program's ring is taken by the agent"
 kill -USR1 "$AGENT_PID"
 wait_for "$T/agent.err" 'gsmtap-log-agent: rings=' || bail "no summary from the agent"
-is "$(agent_summary over_share) $(agent_summary no_fds)" "232 0" "refused for the share, never for want of descriptors"
+is "$(agent_summary over_share) $(agent_summary no_fds)" "236 0" "refused for the share, never for want of descriptors"
 kill $HOLD_PIDS
 wait $HOLD_PIDS 2>/dev/null
 stop_agent

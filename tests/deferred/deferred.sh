@@ -62,3 +62,28 @@ wait_input() {
 	done
 	return 1
 }
+
+# held_producer SOCK N IDENT: shm-producer -q logs N lines as IDENT into a ring it offers on SOCK, in
+# the background (PRODUCER_PID), and closes its sender only when release_producer says so.  Its input
+# is a fifo this shell holds open on descriptor 3: start later background programs with 3>&-, or the
+# producer never sees its input end.
+held_producer() {
+	mkfifo "$T/producer.in"
+	"$PRODUCER" -d "$1" -n "$2" -i "$3" -q <"$T/producer.in" >"$T/p.out" 2>"$T/p.err" &
+	PRODUCER_PID=$!
+	exec 3>"$T/producer.in"
+	wait_for "$T/p.out" '^sent ' || bail "the producer did not log its lines: $(cat "$T/p.err")"
+}
+
+# release_producer: the held producer's input ends; it closes its sender and exits (PRODUCER_STATUS).
+release_producer() {
+	exec 3>&-
+	PRODUCER_STATUS=0
+	wait "$PRODUCER_PID" || PRODUCER_STATUS=$?
+}
+
+# numbered TEXT_LOG: "LINES BAD", BAD the lines of gsmtap-logd's text output whose "n=" is not their
+# place in the file (from 0): one producer thread's lines, each once, in order.
+numbered() {
+	awk '{ split($9, n, "=") } n[2] != NR - 1 { bad++ } END { print NR, bad + 0 }' "$1"
+}

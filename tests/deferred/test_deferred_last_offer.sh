@@ -37,11 +37,7 @@ offers() {
 	grep -c '^offer' "$T/mute"
 }
 
-mkfifo "$T/in"
-"$PRODUCER" -d "$SOCK" -n 50 -i lastoffer -q <"$T/in" >"$T/p.out" 2>"$T/p.err" &
-PRODUCER_PID=$!
-exec 3>"$T/in"
-wait_for "$T/p.out" '^sent ' || bail "the producer did not log its lines: $(cat "$T/p.err")"
+held_producer "$SOCK" 50 lastoffer
 is "$(stat "$T/p.out" sent) $(stat "$T/p.out" drainer)" "50 0" "50 lines published while no drainer holds the ring"
 seen=$(offers)
 for _ in $(seq 600); do
@@ -51,9 +47,8 @@ done
 [ "$(offers)" -gt "$seen" ]
 ok $? "the keeper's next offer waits at the mute socket for an answer"
 mv "$T/agent.sock" "$SOCK"
-exec 3>&-
-wait "$PRODUCER_PID"
-is $? 0 "the program closes its sender and exits 0"
+release_producer
+is "$PRODUCER_STATUS" 0 "the program closes its sender and exits 0"
 wait_for "$T/agent.err" 'ring of lastoffer .* let go' || bail "the agent never let the ring go: $(cat "$T/agent.err")"
 grep 'ring of lastoffer (pid [0-9]*) let go' "$T/agent.err" | tr ' ' '\n' | grep -E '^(lines|ring_drops)=' | paste -sd ' ' >"$T/let-go"
 is "$(cat "$T/let-go")" "lines=50 ring_drops=0" \
@@ -61,8 +56,7 @@ is "$(cat "$T/let-go")" "lines=50 ring_drops=0" \
 wait_lines "$T/log.txt" 50
 summary_after_usr1
 is "$(summary received) $(summary lost)" "50 0" "the collector got the 50 lines, none lost"
-awk '{ split($9, n, "=") } n[2] != NR - 1 { bad++ } END { print NR, bad + 0 }' "$T/log.txt" >"$T/check"
-is "$(cat "$T/check")" "50 0" "numbered 0..49 in order"
+is "$(numbered "$T/log.txt")" "50 0" "numbered 0..49 in order"
 stop_agent
 stop_logd
 done_testing

@@ -22,16 +22,12 @@ A_PID=$AGENT_PID
 mv "$T/agent.err" "$T/a.err"
 kill -STOP "$A_PID"
 
-mkfifo "$T/in"
-"$PRODUCER" -d "$SOCK" -n 60 -i onlyone -q <"$T/in" >"$T/p.out" 2>"$T/p.err" &
-PRODUCER_PID=$!
-exec 3>"$T/in"
-wait_for "$T/p.out" '^sent ' || bail "the producer did not log its lines: $(cat "$T/p.err")"
+held_producer "$SOCK" 60 onlyone
 is "$(stat "$T/p.out" sent) $(stat "$T/p.out" drainer)" "60 0" \
 	"60 lines published; the stopped agent answered no offer"
 
 mv "$SOCK" "$T/a.sock"
-start_agent -c "127.0.0.1:$PORT" -s "$SOCK" 3>&-	# the program's input ends only when the test closes it
+start_agent -c "127.0.0.1:$PORT" -s "$SOCK" 3>&-	# not holding the held producer's input (held_producer)
 wait_for "$T/agent.err" 'ring of onlyone .* taken' || bail "agent B did not take the ring: $(cat "$T/agent.err")"
 ok 0 "agent B, on the socket's name now, takes the ring"
 
@@ -42,9 +38,8 @@ is "$(grep -c 'ring of onlyone .* taken' "$T/a.err")" 0 "agent A, running again,
 grep -q "refused a ring of uid [0-9]* (pid $PRODUCER_PID): another drainer holds it" "$T/a.err"
 ok $? "and says why: another drainer holds it"
 
-exec 3>&-
-wait "$PRODUCER_PID"
-is $? 0 "the program closes and exits 0"
+release_producer
+is "$PRODUCER_STATUS" 0 "the program closes and exits 0"
 wait_for "$T/agent.err" 'ring of onlyone .* let go' || bail "agent B never let the ring go: $(cat "$T/agent.err")"
 wait_lines "$T/log.txt" 60
 kill -TERM "$A_PID"
@@ -54,8 +49,7 @@ is "$(grep 'gsmtap-log-agent: rings=' "$T/a.err" | tail -n 1 | tr ' ' '\n' | gre
 summary_after_usr1
 is "$(summary received) $(summary lost) $(summary duplicates)" "60 0 0" \
 	"the collector: 60 lines, none lost, none twice"
-awk '{ split($9, n, "=") } n[2] != NR - 1 { bad++ } END { print NR, bad + 0 }' "$T/log.txt" >"$T/check"
-is "$(cat "$T/check")" "60 0" "numbered 0..59 in order, from one drainer"
+is "$(numbered "$T/log.txt")" "60 0" "numbered 0..59 in order, from one drainer"
 stop_agent
 stop_logd
 done_testing

@@ -126,6 +126,19 @@ bts_config() {
 	esac
 }
 
+# bts_died_at_start DIR NAME BIN PID: bail with its status and its stderr's end
+# (the slow reader's copy, once the reader has it all, when it wrote into the fifo).
+bts_died_at_start() {
+	local err=$1/$2.err status
+	wait "$4" 2>/dev/null
+	status=$?
+	if [ -p "$1/bts.fifo" ] && [ "$2" = bts ]; then
+		wait "$BTS_READER_PID" 2>/dev/null
+		err=$1/bts.stderr
+	fi
+	bail "$3 exited at start (status $status): $(tail -c 300 "$err" 2>/dev/null | tr '\n' ' ')"
+}
+
 # bts_start MODE NAME: start the program in the namespace, wait for its VTY; sets BTS_PID_<NAME>.
 bts_start() {
 	local mode=$1 name=$2 r=$T/$1 env=() args port bin=osmo-$2
@@ -149,7 +162,7 @@ bts_start() {
 	printf -v "BTS_PID_$name" %s $!
 	port=$(bts_vty_port "$name")
 	for _ in $(seq 300); do
-		kill -0 $! 2>/dev/null || bail "$bin exited at start: $(tail -c 500 "$r/$name.err" 2>/dev/null)"
+		kill -0 $! 2>/dev/null || bts_died_at_start "$r" "$name" "$bin" $!
 		in_ns bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null && return 0
 		sleep 0.1
 	done

@@ -6,7 +6,7 @@
 Connects to 127.0.0.1:PORT, waits for the prompt, sends each COMMAND and
 prints its output (the echo and the next prompt removed); -x prints each
 COMMAND before it, as "> COMMAND", for a transcript.  Exits 1 when the VTY
-does not answer within 10 s or a command is refused ("% Unknown command",
+does not answer within 60 s or a command is refused ("% Unknown command",
 "% Command incomplete", "% Remove and re-add ...", ...)."""
 import re
 import socket
@@ -14,6 +14,9 @@ import sys
 import time
 
 IAC = 255
+# Only ends a VTY that never answers: on a loaded machine `write file` took
+# over 10 s (its file written beside builds and a busy disk).
+ANSWER_S = 60
 PROMPT = re.compile(rb"\n?[^\n]*[>#] $")
 
 
@@ -34,7 +37,7 @@ def strip_telnet(data):
 
 def read_prompt(sock):
     buf = b""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + ANSWER_S
     while time.monotonic() < deadline:
         sock.settimeout(max(0.01, deadline - time.monotonic()))
         try:
@@ -56,7 +59,7 @@ def main():
     if transcript:
         args = args[1:]
     port, commands = int(args[0]), args[1:]
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock = socket.create_connection(("127.0.0.1", port), timeout=ANSWER_S)
     read_prompt(sock)
     status = 0
     for cmd in commands:

@@ -10,7 +10,10 @@
  * start-up the shim reads the SONAME of the libosmocore in the process, and
  * on any other than the one it was built for it passes every call on to
  * libosmocore's own function, after one line on stderr.  It serves every
- * release of that SONAME whose layout it knows (compat.h; doc/osmo.md).
+ * release of that SONAME whose layout it knows (compat.h; doc/osmo.md),
+ * told apart by the libtool version in the loaded file's name (version.c);
+ * a later release steps aside the same way, unless GSMTAPLOG_OSMO_RELEASE
+ * names a known one to take it as.
  *
  * From 1.13 on the VTY's `log gsmtap HOST [(nonblocking-io|blocking-io|wq)]`
  * also sets and reads back the target's I/O through
@@ -46,12 +49,10 @@
 #include <gsmtaplog/osmo.h>
 
 #include "compat.h"
+#include "releases.h"
 #include "version.h"
 #include "weak.h"
 
-#if !defined(GSMTAPLOG_OSMO_SONAME) || !defined(GSMTAPLOG_OSMO_SERVES)
-#error "meson defines GSMTAPLOG_OSMO_SONAME, built against, and GSMTAPLOG_OSMO_SERVES, it and its releases tested"
-#endif
 
 typedef struct log_target *create_gsmtap_fn(const char *host, uint16_t port, const char *ident,
 					    bool ofd_wq_mode, bool add_sink);
@@ -72,10 +73,15 @@ static struct {
 } original;
 
 /* The one line a program under an unknown libosmocore prints. */
+static const struct osmo_checker checker = {
+	.prefix = "libgsmtaplog-osmo-preload",
+	.what = "the shim",
+	.aside = "'log gsmtap' stays libosmocore's own target",
+};
+
 static void warn(const char *has, const char *how)
 {
-	fprintf(stderr, "libgsmtaplog-osmo-preload: this process has %s%s; the shim is built and tested "
-		"for %s only, so 'log gsmtap' stays libosmocore's own target\n", has, how, GSMTAPLOG_OSMO_SERVES);
+	osmo_say_aside(&checker, has, how);
 }
 
 /* libosmocore's function \a name: the next definition after the shim when it
@@ -118,7 +124,7 @@ static void check_cb(void)
 	else if (!osmo_weak_resolved())
 		warn(found, " without talloc or the log target API");
 	else
-		supported = true;
+		supported = osmo_release_known(&checker);
 }
 
 __attribute__((constructor)) static void preload_init(void)

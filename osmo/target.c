@@ -19,6 +19,7 @@
 #include "gai_errno.h"
 #include "opts_size.h"
 
+#include "version.h"
 #ifdef GSMTAPLOG_OSMO_WEAK
 #include "weak.h"
 #endif
@@ -210,6 +211,37 @@ static struct osmo_sink *sink_create(struct log_target *target, struct gsmtaplog
 	return sk;
 }
 
+#ifdef GSMTAPLOG_OSMO_WEAK
+/* The shim checked the process's libosmocore before it calls in (preload.c). */
+static bool release_known(void)
+{
+	return true;
+}
+#else
+static pthread_once_t release_once = PTHREAD_ONCE_INIT;
+static bool release_was_known;
+
+static void release_cb(void)
+{
+	static const struct osmo_checker checker = {
+		.prefix = "libgsmtaplog-osmo",
+		.what = "the target",
+		.aside = "gsmtaplog_osmo_target_create() makes no target (ENOTSUP)",
+	};
+
+	release_was_known = osmo_release_known(&checker);
+}
+
+/* A program linked against this SONAME can run under a later release of it
+ * (a distribution's upgrade keeps the SONAME), whose private structs the
+ * target may not know: it tells, once, as the shim does. */
+static bool release_known(void)
+{
+	pthread_once(&release_once, release_cb);
+	return release_was_known;
+}
+#endif
+
 struct log_target *gsmtaplog_osmo_target_create_opts(const struct gsmtaplog_opts *opts, size_t opts_size)
 {
 	char host[NI_MAXHOST], port[NI_MAXSERV];
@@ -220,6 +252,10 @@ struct log_target *gsmtaplog_osmo_target_create_opts(const struct gsmtaplog_opts
 	struct osmo_sink *sk;
 	int rc = opts_take(&o, sizeof(o), opts, opts_size);
 
+	if (!release_known()) {
+		errno = ENOTSUP;
+		return NULL;
+	}
 	if (!rc)
 		rc = numeric(o.host, o.port ? o.port : GSMTAPLOG_PORT, host, port);
 	if (rc) {

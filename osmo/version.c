@@ -1,13 +1,18 @@
-/* version.c: which libosmocore a process has loaded, told by the SONAME of the object that defines a symbol. */
+/* version.c: which libosmocore a process has loaded: the SONAME of the object that defines a symbol, and the release its file name tells. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "releases.h"
 #include "version.h"
 
 /*! What the search over the loaded objects looks for, and what it found. */
@@ -16,6 +21,7 @@ struct soname_search {
 	char *out;
 	size_t size;
 	int rc;			/*!< -ENOENT until the object is found */
+	bool path;		/*!< out gets the object's path, not its SONAME */
 };
 
 static bool contains(const struct dl_phdr_info *info, uintptr_t addr)
@@ -61,6 +67,11 @@ static int find_cb(struct dl_phdr_info *info, size_t info_size, void *arg)
 	(void)info_size;
 	if (!contains(info, s->addr))
 		return 0;
+	if (s->path) {
+		s->rc = info->dlpi_name && info->dlpi_name[0] ? 0 : -ENODATA;
+		snprintf(s->out, s->size, "%s", s->rc ? "" : info->dlpi_name);
+		return 1;
+	}
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
@@ -73,9 +84,9 @@ static int find_cb(struct dl_phdr_info *info, size_t info_size, void *arg)
 	return 1;
 }
 
-int osmo_loaded_soname(const char *symbol, char *out, size_t size)
+static int search(const char *symbol, bool path, char *out, size_t size)
 {
-	struct soname_search s = { .out = out, .size = size, .rc = -ENOENT };
+	struct soname_search s = { .out = out, .size = size, .rc = -ENOENT, .path = path };
 	void *addr = dlsym(RTLD_DEFAULT, symbol);
 
 	if (size)
@@ -85,4 +96,82 @@ int osmo_loaded_soname(const char *symbol, char *out, size_t size)
 	s.addr = (uintptr_t)addr;
 	dl_iterate_phdr(find_cb, &s);
 	return s.rc;
+}
+
+int osmo_loaded_soname(const char *symbol, char *out, size_t size)
+{
+	return search(symbol, false, out, size);
+}
+
+const struct osmo_release *osmo_release_named(const char *name, const struct osmo_release *known, size_t n)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (!strcmp(known[i].name, name))
+			return &known[i];
+	return NULL;
+}
+
+/* "SONAME.AGE.REVISION": the age, or -1 for any other name. */
+static long age_in(const char *name, const char *soname)
+{
+	size_t len = strlen(soname);
+	const char *p = name + len;
+	unsigned long age;
+	char *end;
+
+	if (strncmp(name, soname, len) || p[0] != '.' || !isdigit((unsigned char)p[1]))
+		return -1;
+	age = strtoul(p + 1, &end, 10);
+	if (end[0] != '.' || !isdigit((unsigned char)end[1]) || age > 1000000)
+		return -1;
+	strtoul(end + 1, &end, 10);
+	return *end ? -1 : (long)age;
+}
+
+const struct osmo_release *osmo_loaded_release(const char *symbol, const char *soname,
+					       const struct osmo_release *known, size_t n,
+					       char *file, size_t size)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *base;
+	long age;
+
+	if (size)
+		file[0] = '\0';
+	if (search(symbol, true, path, sizeof(path)))
+		return NULL;
+	/* Called once per process, at start-up: realpath() may allocate there. */
+	base = realpath(path, real) ? real : path;
+	base = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
+	snprintf(file, size, "%s", base);
+	age = age_in(base, soname);
+	for (size_t i = 0; age >= 0 && i < n; i++)
+		if (known[i].age == (unsigned long)age)
+			return &known[i];
+	return NULL;
+}
+
+void osmo_say_aside(const struct osmo_checker *c, const char *has, const char *how)
+{
+	fprintf(stderr, "%s: this process has %s%s; %s is built and tested for %s only, so %s\n",
+		c->prefix, has, how, c->what, GSMTAPLOG_OSMO_SERVES, c->aside);
+}
+
+bool osmo_release_known(const struct osmo_checker *c)
+{
+	static const struct osmo_release known[] = GSMTAPLOG_OSMO_RELEASES;
+	const size_t n = sizeof(known) / sizeof(known[0]);
+	const char *assumed = getenv("GSMTAPLOG_OSMO_RELEASE");
+	char file[256];
+
+	if (osmo_loaded_release("log_target_create", GSMTAPLOG_OSMO_SONAME, known, n, file, sizeof(file)))
+		return true;
+	if (osmo_release_named(assumed, known, n)) {
+		fprintf(stderr, "%s: this process has %s, taken as libosmocore %s (GSMTAPLOG_OSMO_RELEASE): "
+			"untested, at the operator's risk\n", c->prefix, file[0] ? file : "an unnamed libosmocore", assumed);
+		return true;
+	}
+	osmo_say_aside(c, file[0] ? file : "an unnamed libosmocore",
+		       ", a release of " GSMTAPLOG_OSMO_SONAME " that this build does not know");
+	return false;
 }

@@ -96,6 +96,42 @@ sender same "$SINK_PORT" -n 20 -x
 is "$(wc -c <"$T/same.err")" 0 "pretending the supported SONAME: no warning"
 is "$(sink_lines sink-same | cut -f2 | tail -n 1)" 26 "... and our target numbers the lines"
 
+# A release of this SONAME that the build does not know, told by the loaded
+# file's name: a copy of the library under test as SONAME.9999.0 (libtool age
+# 9999), found through LD_LIBRARY_PATH.  The shim steps aside; named by the
+# operator as one it knows, it serves at their risk, and says so.
+real=$(realpath "${loaded#* }")
+mkdir "$T/lib"
+cp "$real" "$T/lib/$OSMO_SONAME.9999.0" && ln -s "$OSMO_SONAME.9999.0" "$T/lib/$OSMO_SONAME"
+SHIM_ENV=(LD_LIBRARY_PATH="$T/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+start_sink sink-unknown -t 60000
+sender unknown "$SINK_PORT" -n 20 -x
+ok $? "osmo-sender runs under the shim on $OSMO_SONAME.9999.0"
+is "$(cat "$T/unknown.err")" "libgsmtaplog-osmo-preload: this process has $OSMO_SONAME.9999.0, a release of $OSMO_SONAME that this build does not know; the shim is built and tested for $OSMO_SERVES only, so 'log gsmtap' stays libosmocore's own target" \
+	"exactly one line on stderr, naming the file (the real one, ${real##*/}, passes: above)"
+is "$(sink_lines sink-unknown | cut -f2 | sort -u | paste -sd,)" 0 "... and libosmocore's own target sends its 26 lines: seq 0"
+assumed=${OSMO_SERVES##*[ (]}
+assumed=${assumed%)}
+SHIM_ENV+=(GSMTAPLOG_OSMO_RELEASE="$assumed")
+start_sink sink-assumed -t 60000
+sender assumed "$SINK_PORT" -n 20 -x
+is "$(cat "$T/assumed.err")" "libgsmtaplog-osmo-preload: this process has $OSMO_SONAME.9999.0, taken as libosmocore $assumed (GSMTAPLOG_OSMO_RELEASE): untested, at the operator's risk" \
+	"GSMTAPLOG_OSMO_RELEASE=$assumed: one line that says so"
+is "$(sink_lines sink-assumed | cut -f2 | paste -sd' ')" "$(seq 26 | paste -sd' ')" "... and our target numbers the lines 1..26"
+SHIM_ENV=("${SHIM_ENV[@]:0:1}" GSMTAPLOG_OSMO_RELEASE=1.99)
+start_sink sink-wrong -t 60000
+sender wrong "$SINK_PORT" -n 20 -x
+is "$(cut -d';' -f1 "$T/wrong.err")/$(sink_lines sink-wrong | cut -f2 | sort -u | paste -sd,)" \
+	"libgsmtaplog-osmo-preload: this process has $OSMO_SONAME.9999.0, a release of $OSMO_SONAME that this build does not know/0" \
+	"GSMTAPLOG_OSMO_RELEASE=1.99, a release this build does not know: the shim still steps aside"
+
+# The linked target (osmo-rebuilt) in the same place: no target, and the line says why.
+LD_LIBRARY_PATH="$T/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 60 "$OSMO_BUILDDIR/tests/osmo/osmo-rebuilt" -c /dev/null -v 1 \
+	>"$T/rebuilt.out" 2>"$T/rebuilt.err" </dev/null
+is "$?/$(cat "$T/rebuilt.err")" "1/libgsmtaplog-osmo: this process has $OSMO_SONAME.9999.0, a release of $OSMO_SONAME that this build does not know; the target is built and tested for $OSMO_SERVES only, so gsmtaplog_osmo_target_create() makes no target (ENOTSUP)
+osmo-rebuilt: gsmtaplog_osmo_target_create(127.0.0.1, 4729): Operation not supported" \
+	"the linked target on it: gsmtaplog_osmo_target_create() fails with ENOTSUP after the one line"
+
 # Processes without libosmocore inherit LD_PRELOAD from an osmo program's shell-outs.
 out=$(LD_PRELOAD="$PRELOAD" LD_BIND_NOW=1 sh -c 'echo alive' 2>"$T/sh.err")
 is "$out" alive "a shell with the shim and LD_BIND_NOW runs"

@@ -120,16 +120,16 @@ osmo_setup() {	# osmo_setup RELEASE MESON-OPTIONS...: setup's exit status; its o
 		-Dreceiver=disabled -Ddissector=disabled -Dtests=disabled -Dbench=disabled "$@" \
 		>"$T/osmo-$release.setup" 2>&1
 }
-osmo_setup 1.9.0 -Dosmo=enabled
-is $? 1 "-Dosmo=enabled on libosmocore 1.9.0, a release it was not tested with: setup fails"
-grep -q 'Feature osmo cannot be enabled: libosmocore 1.9.0 is not a release libgsmtaplog-osmo was tested with (1.10, 1.14, 1.7)' \
-	"$T/osmo-1.9.0.setup"
-ok $? "and says why: $(grep -o 'Feature osmo.*' "$T/osmo-1.9.0.setup")"
-osmo_setup 1.9.0 -Dosmo=auto
-is $? 0 "-Dosmo=auto on libosmocore 1.9.0: setup passes"
-is "$(parts "$T/osmo-1.9.0.setup" | grep -o 'osmo drop-in=[A-Z]*')" "osmo drop-in=NO" "without the drop-in"
-grep -q 'WARNING: libosmocore 1.9.0 is not a release libgsmtaplog-osmo was tested with (1.10, 1.14, 1.7): it is not built' \
-	"$T/osmo-1.9.0.setup"
+osmo_setup 1.15.0 -Dosmo=enabled
+is $? 1 "-Dosmo=enabled on libosmocore 1.15.0, a release it was not tested with: setup fails"
+grep -q 'Feature osmo cannot be enabled: libosmocore 1.15.0 is not a release libgsmtaplog-osmo was tested with (1.7, 1.8, 1.9, 1.10, 1.11, 1.12, 1.13, 1.14)' \
+	"$T/osmo-1.15.0.setup"
+ok $? "and says why: $(grep -o 'Feature osmo.*' "$T/osmo-1.15.0.setup")"
+osmo_setup 1.15.0 -Dosmo=auto
+is $? 0 "-Dosmo=auto on libosmocore 1.15.0: setup passes"
+is "$(parts "$T/osmo-1.15.0.setup" | grep -o 'osmo drop-in=[A-Z]*')" "osmo drop-in=NO" "without the drop-in"
+grep -q 'WARNING: libosmocore 1.15.0 is not a release libgsmtaplog-osmo was tested with (1.7, 1.8, 1.9, 1.10, 1.11, 1.12, 1.13, 1.14): it is not built' \
+	"$T/osmo-1.15.0.setup"
 ok $? "and one line that says why"
 osmo_setup 1.14.2 -Dosmo=enabled
 is $? 0 "-Dosmo=enabled on libosmocore 1.14.2, a tested release: setup passes"

@@ -38,21 +38,25 @@ sender() {
 	env LD_PRELOAD="$PRELOAD" "${SHIM_ENV[@]}" "$OSMO_SENDER" -p "$port" "$@" >"$T/$name.out" 2>"$T/$name.err"
 }
 
-# sinks_while PORT COMMAND...: the most sockets bound to 127.0.0.1:PORT and not
-# connected (a sink) seen while COMMAND, which holds its target for 1.5 s, runs:
-# looked at all along, not at a moment that a loaded machine may move.
-sinks_while() {
-	local port=$1 most=0 n pid
+# sinks_held PORT COMMAND...: the sockets bound to 127.0.0.1:PORT and not
+# connected (a sink) while COMMAND (osmo-sender, given -s) holds its target:
+# counted once it says it holds it, before its standard input ends.
+sinks_held() {
+	local port=$1 n pid
 	shift
-	"$@" &
+	mkfifo "$T/hold.$port"
+	"$@" -s "$T/held.$port" <"$T/hold.$port" &
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		n=$(ss -Hlun "sport = :$port" | wc -l)
-		[ "$n" -gt "$most" ] && most=$n
-		sleep 0.05
+	exec 7>"$T/hold.$port"
+	for _ in $(seq 600); do
+		[ -e "$T/held.$port" ] || ! kill -0 "$pid" 2>/dev/null && break
+		sleep 0.1
 	done
+	[ -e "$T/held.$port" ] || bail "osmo-sender never held its target (port $port)"
+	n=$(ss -Hlun "sport = :$port" | wc -l)
+	exec 7>&-
 	wait "$pid"
-	echo "$most"
+	echo "$n"
 }
 
 SHIM_ENV=()
@@ -69,10 +73,10 @@ is "$(awk -F'\t' '$9 ~ /^long:/ { print gsub(/L/, "", $9) "/" ($9 ~ /\\x00$/) }'
 
 # No sink socket: nothing of osmo-sender's is bound to the collector's address.
 port=$(free_udp_port)
-is "$(sinks_while "$port" sender nosink "$port" -n 1 -w 1500)" 0 \
+is "$(sinks_held "$port" sender nosink "$port" -n 1)" 0 \
 	"under the shim: nothing bound to 127.0.0.1:$port (no sink socket)"
 port=$(free_udp_port)
-is "$(sinks_while "$port" "$OSMO_SENDER" -p "$port" -n 1 -w 1500)" 1 \
+is "$(sinks_held "$port" "$OSMO_SENDER" -p "$port" -n 1)" 1 \
 	"without the shim: libosmocore binds its sink to 127.0.0.1:$port"
 
 # Another libosmocore (simulated): one line of warning, then libosmocore's own target.
@@ -86,7 +90,7 @@ sink_lines sink-fallback >"$T/fallback.tsv"
 is "$(wc -l <"$T/fallback.tsv")" 26 "its 26 lines arrive"
 is "$(cut -f2 "$T/fallback.tsv" | sort -u | paste -sd,)" 0 "... from libosmocore's own target: seq 0"
 port=$(free_udp_port)
-is "$(sinks_while "$port" sender fallback-sink "$port" -n 1 -w 1500)" 1 \
+is "$(sinks_held "$port" sender fallback-sink "$port" -n 1)" 1 \
 	"... which binds its sink to 127.0.0.1:$port, as without the shim"
 
 # The variable can only make the check fail: the supported name changes nothing.

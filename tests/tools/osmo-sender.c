@@ -1,7 +1,7 @@
 /* osmo-sender.c: test peer: a real libosmocore program logging through its own `log gsmtap` target. */
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Usage: osmo-sender [-H HOST] [-p PORT] [-n LINES] [-x] [-u] [-w HOLD_MS]
+ * Usage: osmo-sender [-H HOST] [-p PORT] [-n LINES] [-x] [-u] [-w HOLD_MS] [-s READY_FILE]
  * Creates the target exactly as the VTY command `log gsmtap HOST` does:
  * log_target_create_gsmtap(HOST, PORT, "OsmoTest", false, true), so it also
  * binds libosmocore's unread sink socket when HOST is local.
@@ -10,8 +10,12 @@
  * capture (LOGPC continuation, no newline, UTF-8, control characters, a line
  * past 4096 bytes).  -u ends with a LOGP that has no newline and no LOGPC after
  * it: a line left unfinished.  -w keeps the process (and its sink socket) alive after.
+ * -s creates READY_FILE once the lines are sent, and keeps the process and its
+ * target until its standard input ends: a test looks at them meanwhile, however
+ * slowly a loaded machine runs it.
  */
 #include <err.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,9 +52,10 @@ int main(int argc, char **argv)
 	static const int levels[] = { LOGL_DEBUG, LOGL_INFO, LOGL_NOTICE, LOGL_ERROR, LOGL_FATAL };
 	const char *host = "127.0.0.1";
 	int port = 4729, lines = 10, hold_ms = 0, awkward = 0, unfinished = 0, opt;
+	const char *ready = NULL;
 	struct log_target *t;
 
-	while ((opt = getopt(argc, argv, "H:p:n:xuw:")) != -1) {
+	while ((opt = getopt(argc, argv, "H:p:n:xuw:s:")) != -1) {
 		switch (opt) {
 		case 'H': host = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -58,7 +63,8 @@ int main(int argc, char **argv)
 		case 'x': awkward = 1; break;
 		case 'u': unfinished = 1; break;
 		case 'w': hold_ms = atoi(optarg); break;
-		default: errx(2, "usage: osmo-sender [-H HOST] [-p PORT] [-n LINES] [-x] [-u] [-w HOLD_MS]");
+		case 's': ready = optarg; break;
+		default: errx(2, "usage: osmo-sender [-H HOST] [-p PORT] [-n LINES] [-x] [-u] [-w HOLD_MS] [-s READY_FILE]");
 		}
 	}
 	if (log_init(&info, NULL))
@@ -81,6 +87,16 @@ int main(int argc, char **argv)
 		LOGP(DRSL, LOGL_ERROR, "unfinished: no newline, nothing after");
 	if (hold_ms)
 		usleep(hold_ms * 1000);
+	if (ready) {
+		char buf[64];
+		int fd = open(ready, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+		if (fd < 0)
+			err(1, "%s", ready);
+		close(fd);
+		while (read(STDIN_FILENO, buf, sizeof(buf)) > 0)
+			;
+	}
 	log_fini();
 	return 0;
 }

@@ -194,68 +194,80 @@ local function seq_step(s, seq, same_sender)
 	return event, lost, false, retract
 end
 
--- wire/timing.h and wire/timing.c, on NSTime values.
-local ZERO = NSTime(0, 0)
+-- wire/timing.h and wire/timing.c, on times held as two numbers, seconds and
+-- nanoseconds (an NSTime is made only for a field shown): per frame, that
+-- costs no object to make and collect.
 
 -- a - b with both parts of one sign, as nstime_from_ns() in the C plugin:
 -- NSTime's own "-" leaves the nanoseconds out of range when the signs of a
 -- and b differ (0.996797 - -0.004216 gave 0 s 1001013000 ns).
-local function sub(a, b)
-	local secs, nsecs = a.secs - b.secs, a.nsecs - b.nsecs
+local function sub(as, ans, bs, bns)
+	local secs, nsecs = as - bs, ans - bns
 	local carry = math.floor(nsecs / 1000000000)
 
 	secs, nsecs = secs + carry, nsecs - carry * 1000000000
 	if secs < 0 and nsecs > 0 then
 		secs, nsecs = secs + 1, nsecs - 1000000000
 	end
-	return NSTime(secs, nsecs)
+	return secs, nsecs
+end
+
+-- a + b as NSTime's own "+" (nstime_sum()).
+local function add(as, ans, bs, bns)
+	local secs, nsecs = as + bs, ans + bns
+
+	if nsecs >= 1000000000 or (nsecs > 0 and secs < 0) then
+		secs, nsecs = secs + 1, nsecs - 1000000000
+	elseif nsecs <= -1000000000 or (nsecs < 0 and secs > 0) then
+		secs, nsecs = secs - 1, nsecs + 1000000000
+	end
+	return secs, nsecs
 end
 
 -- a < b.  NSTime's own "<" is wrong 2^31 s apart and more (nstime_cmp()
 -- returns the difference of the seconds as an int); a sender clock may be
 -- anything.  Both parts of a value from sub() have one sign, so seconds first.
-local function before(a, b)
-	return a.secs < b.secs or (a.secs == b.secs and a.nsecs < b.nsecs)
+local function before(as, ans, bs, bns)
+	return as < bs or (as == bs and ans < bns)
 end
 
 local function timing_sent(sec, usec)
-	return NSTime(sec + math.floor(usec / 1000000), (usec % 1000000) * 1000)
+	return sec + math.floor(usec / 1000000), (usec % 1000000) * 1000
 end
 
 -- timing_sent_ok(): a sender time of 4294967295 s (all ones) is a damaged or
 -- unknown field's, and the line takes no part in timing.
 local SENT_ALL_ONES = 0xffffffff
 
--- timing_delta(): returns has_delta, clock_back, delta.
-local function timing_delta(p, sent, is_late)
-	local delta
+-- timing_delta(): returns has_delta, clock_back, delta (seconds, nanoseconds).
+local function timing_delta(p, ss, sns, is_late)
+	local ds, dns
 	if p.have then
-		delta = sub(sent, p.sent)
+		ds, dns = sub(ss, sns, p.ss, p.sns)
 		if is_late then
-			return true, false, delta
+			return true, false, ds, dns
 		end
 	end
-	p.sent = sent
+	p.ss, p.sns = ss, sns
 	p.have = true
-	return delta ~= nil, delta ~= nil and before(delta, ZERO), delta
+	return ds ~= nil, ds ~= nil and before(ds, dns, 0, 0), ds, dns
 end
 
-local function timing_delay(d, sent, rx)
-	local delay = sub(rx, sent)
-	if not d.have or before(delay, d.min) then
-		d.min = delay
+-- timing_delay(): the delay's excess over the smallest delay so far (d's).
+local function timing_excess(d, ss, sns, rs, rns)
+	local ys, yns = sub(rs, rns, ss, sns)
+	if not d.have or before(ys, yns, d.ms, d.mns) then
+		d.ms, d.mns = ys, yns
 		d.have = true
 	end
-	return delay, sub(delay, d.min)
+	return sub(ys, yns, d.ms, d.mns)
 end
 
 -- timing_rx_ns(): a capture time that signed 64-bit nanoseconds hold, 1970 to
 -- 2262-04-11 23:47:16.854775807; one outside has no delay and leaves the
 -- stream's smallest delay as it was.
-local RX_MAX = NSTime(9223372036, 854775807)
-
-local function rx_in_range(t)
-	return t.secs >= 0 and not before(RX_MAX, t)
+local function rx_in_range(ts, tns)
+	return ts >= 0 and not before(9223372036, 854775807, ts, tns)
 end
 
 -- The protocol, its fields and expert infos: as proto_register_gsmtaplog().
@@ -324,94 +336,189 @@ proto.prefs["udp.ports"] = Pref.range("Additional UDP ports", "",
 -- itself is computed when shown, from frame.time.
 local frame_time = Field.new("frame.time")
 
-local function since_first_frame(pinfo)
-	local rel = pinfo.rel_ts
+local function since_first_frame(rel)
 	local secs = math.floor(rel)
 	local nsecs = math.floor((rel - secs) * 1000000000 + 0.5)
 
 	if nsecs >= 1000000000 then
 		secs, nsecs = secs + 1, nsecs - 1000000000
 	end
-	return NSTime(secs, nsecs)
+	return secs, nsecs
 end
 
--- The first pass's state, emptied for each file, and its result per frame,
--- which must outlive the init routine: two-pass tshark runs it again between
--- the passes.  So the records are dropped only when a new first pass begins.
+-- The first pass's state, emptied for each file.
 local streams, next_stream
-local frames, frames_stale = {}, false
-local first_frame_at	-- frame.time - rel_ts, or false: the pass times by rel_ts alone
+local first_frame_s, first_frame_ns	-- frame.time - rel_ts; first_frame_s false: the pass times by rel_ts alone
+
+--[[
+The first pass's result for each datagram, which must outlive the init
+routine: two-pass tshark runs it again between the passes, so it is dropped
+only when a new first pass begins.  A million frames are kept, so each
+datagram is a slot in a few arrays of numbers, not a table: its frame
+number, or, for a second datagram in one frame (a tunnel), a slot past the
+last frame that `extra` names.
+  flags      the verdict (V_*) in the low bits, then the F_* bits, then the
+             datagram's offset in its frame (OFFSET_UNIT)
+  stream     the stream's index
+  lost       datagrams lost before it
+  delta_s/_ns, excess_s/_ns   its delta and delay excess (when F_HAS_DELTA, and
+             not F_RX_RANGE or F_SENT_RANGE)
+Rare: restart_at (the frame that showed it a restart), and, on a pass timed
+by rel_ts, exact and line (its stream's exact clock state and its place in it).
+]]
+local V_OK, V_NOT_LOG = 0, 1
+local VERDICTS = { [2] = "short", [3] = "bad_version", [4] = "bad_hdr_len", [5] = "short_log" }
+local V_UNIT = 8
+local F_CUT, F_HAS_SEQ, F_REORDERED, F_DUPLICATE, F_RESTART, F_HAS_LOG = 8, 16, 32, 64, 128, 256
+local F_HAS_DELTA, F_CLOCK_BACK, F_RX_RANGE, F_SENT_RANGE, F_TRUNCATED = 512, 1024, 2048, 4096, 8192
+local OFFSET_UNIT = 16384
+
+local function has(flags, bit)
+	return flags % (bit + bit) >= bit
+end
+
+-- flags with bit set or cleared
+local function with(flags, bit, on)
+	if has(flags, bit) then
+		return on and flags or flags - bit
+	end
+	return on and flags + bit or flags
+end
+
+local R_flags, R_stream, R_lost, R_delta_s, R_delta_ns, R_excess_s, R_excess_ns, R_restart_at, R_exact, R_line
+local extra, next_extra
+local results_stale = true
+
+local function results_new()
+	R_flags, R_stream, R_lost, R_delta_s, R_delta_ns, R_excess_s, R_excess_ns = {}, {}, {}, {}, {}, {}, {}
+	R_restart_at, R_exact, R_line = {}, {}, {}
+	extra, next_extra = {}, 0
+	results_stale = false
+end
+
+-- The slot of the datagram at offset in frame num: taken when new.
+local function slot_of(num, offset, new)
+	local f = R_flags[num]
+	if f == nil then
+		return new and num or nil
+	end
+	if math.floor(f / OFFSET_UNIT) == offset then
+		return num
+	end
+	local key = num .. "/" .. offset
+	local slot = extra[key]
+	if not slot and new then
+		next_extra = next_extra + 1
+		slot = -next_extra
+		extra[key] = slot
+	end
+	return slot
+end
 
 local function reset()
 	streams = {}
 	next_stream = 1
-	frames_stale = true
-	first_frame_at = nil
+	results_stale = true
+	first_frame_s, first_frame_ns = nil, nil
 end
 
--- The capture clock of the excess: frame.time where there is one, else
--- first_frame_at + rel_ts, the same clock; and whether the frame's capture
--- time is in rx_in_range(), judged by pinfo.abs_ts when there is no frame.time.
-local function captured_clock(pinfo)
-	local t = frame_time()
+-- The frame's frame.time (seconds, nanoseconds), or nil.  Looking the field
+-- up costs about as much as the rest of the analysis; once the pass has
+-- first_frame, first_frame + rel_ts is the same time to the nanosecond within
+-- 2^22 s of the first frame (above), and costs nothing.
+local function capture_time(pinfo)
+	if first_frame_s then
+		local rel = pinfo.rel_ts
+		if rel > -4194304 and rel < 4194304 then
+			return add(first_frame_s, first_frame_ns, since_first_frame(rel))
+		end
+	end
+	local ft = frame_time()
+	if ft then
+		ft = ft.value
+		return ft.secs, ft.nsecs
+	end
+end
 
-	if first_frame_at == nil then
-		first_frame_at = t and sub(t.value, since_first_frame(pinfo)) or false
+-- The capture clock of the excess: frame.time (ts, tns) where there is one,
+-- else first_frame + rel_ts, the same clock; and whether the frame's capture
+-- time is in rx_in_range(), judged by pinfo.abs_ts when there is no
+-- frame.time.
+local function captured_clock(pinfo, ts, tns)
+	if first_frame_s == nil then
+		if ts then
+			first_frame_s, first_frame_ns = sub(ts, tns, since_first_frame(pinfo.rel_ts))
+		else
+			first_frame_s = false
+		end
 	end
-	if not first_frame_at then
-		return since_first_frame(pinfo), pinfo.abs_ts >= 0 and pinfo.abs_ts <= 9223372036.854775807
+	if not first_frame_s then
+		ts, tns = since_first_frame(pinfo.rel_ts)
+		return ts, tns, pinfo.abs_ts >= 0 and pinfo.abs_ts <= 9223372036.854775807
 	end
-	t = t and t.value or first_frame_at + since_first_frame(pinfo)
-	return t, rx_in_range(t)
+	if not ts then
+		ts, tns = add(first_frame_s, first_frame_ns, since_first_frame(pinfo.rel_ts))
+	end
+	return ts, tns, rx_in_range(ts, tns)
 end
 reset()
 proto.init = reset
 
 -- Keyed by the address as displayed, all Lua can see of it: with network name
--- resolution on, by its name (doc/dissector.md).
+-- resolution on, by its name (doc/dissector.md); then by the port.
 local function stream_lookup(pinfo)
-	local key = tostring(pinfo.src) .. "|" .. pinfo.src_port
-	local s = streams[key]
+	local addr = tostring(pinfo.src)
+	local by_port = streams[addr]
+	if not by_port then
+		by_port = {}
+		streams[addr] = by_port
+	end
+	local port = pinfo.src_port
+	local s = by_port[port]
 	if not s then
-		s = { index = next_stream, seq = { last = 0, held = 0 }, ident = "", threads = {},
+		s = { index = next_stream, seq = { last = 0, held = 0 }, ident = "", ident_raw = "", threads = {},
 		      delay = { have = false }, exact = { delay = { have = false }, lines = 0, done = 0 } }
 		next_stream = next_stream + 1
-		streams[key] = s
+		by_port[port] = s
 	end
 	return s
 end
 
--- wire_decode()'s verdict by the datagram's length as sent (packet-gsmtaplog.c: classify()).
-local function classify(tvb)
-	local len = tvb:reported_len()
+local byte = string.byte
 
+local function u32(raw, offset)
+	local a, b, c, d = byte(raw, offset + 1, offset + 4)
+	return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+-- wire_decode()'s verdict by the datagram's length as sent (packet-gsmtaplog.c:
+-- classify()), from head, its first bytes; and the header's length.
+local function classify(head, len)
 	if len < GSMTAP_HDR_LEN then
-		return "short"
+		return 2
 	end
-	if tvb(OFF_VERSION, 1):uint() ~= GSMTAP_VERSION then
-		return "bad_version"
+	if byte(head, OFF_VERSION + 1) ~= GSMTAP_VERSION then
+		return 3
 	end
-	local hdr = tvb(OFF_HDR_LEN, 1):uint() * 4
+	local hdr = byte(head, OFF_HDR_LEN + 1) * 4
 	if hdr < GSMTAP_HDR_LEN or hdr > len then
-		return "bad_hdr_len"
+		return 4
 	end
 	if len - hdr < LOG_HDR_LEN then
-		return "short_log", hdr
+		return 5, hdr
 	end
-	return "ok", hdr
+	return V_OK, hdr
 end
 
-local function captured(tvb, offset, len)
-	return offset + len <= tvb:len()
-end
-
-local function keep_ident(s, tvb, offset)
-	local ident = tvb:raw(offset, IDENT_LEN)
-	local nul = ident:find("\0", 1, true)
-
-	if nul then
-		ident = ident:sub(1, nul - 1)
+-- Whether the sender is the one the stream last had: the same ident, cut at
+-- its NUL (raw: the field's 16 bytes).
+local function keep_ident(s, raw)
+	if raw == s.ident_raw then
+		return true
 	end
+	s.ident_raw = raw
+	local nul = raw:find("\0", 1, true)
+	local ident = nul and raw:sub(1, nul - 1) or raw
 	if ident == s.ident then
 		return true
 	end
@@ -428,127 +535,134 @@ local function thread_of(s, pid)
 	return t
 end
 
-local function set_verdict(fr, ev)
-	fr.reordered = ev == SEQ_FILLED or ev == SEQ_LATE
-	fr.filled = ev == SEQ_FILLED
-	fr.duplicate = ev == SEQ_DUPLICATE
-	fr.restart = ev == SEQ_RESTART
+-- flags with the sequence verdict of event
+local function with_verdict(flags, ev)
+	flags = with(flags, F_REORDERED, ev == SEQ_FILLED or ev == SEQ_LATE)
+	flags = with(flags, F_DUPLICATE, ev == SEQ_DUPLICATE)
+	return with(flags, F_RESTART, ev == SEQ_RESTART)
 end
 
+-- The held datagram was the stream's sender starting again.
 local function held_was_restart(s)
 	local h = s.held
-	set_verdict(h, SEQ_RESTART)
-	if not h.has_log or h.sent_range then
+	local f = with_verdict(R_flags[h], SEQ_RESTART)
+	if not has(f, F_HAS_LOG) or has(f, F_SENT_RANGE) then
+		R_flags[h] = f
 		return
 	end
-	if h.has_delta and before(h.delta, ZERO) then
-		h.clock_back = true
+	if has(f, F_HAS_DELTA) and before(R_delta_s[h], R_delta_ns[h], 0, 0) then
+		f = with(f, F_CLOCK_BACK, true)
 	end
-	local t = thread_of(s, h.pid)
-	t.sent = s.held_sent
+	R_flags[h] = f
+	local t = thread_of(s, s.held_pid)
+	t.ss, t.sns = s.held_ss, s.held_sns
 	t.have = true
 end
 
-local function analyse_seq(s, fr, num, sent, same_sender)
-	if fr.seq == 0 then
-		return
+-- returns flags with the verdict, and lost
+local function analyse_seq(s, slot, flags, seq, num, same_sender, pid, ss, sns)
+	if seq == 0 then
+		return flags, 0
 	end
-	fr.has_seq = true
-	local event, lost, held, retract = seq_step(s.seq, fr.seq, same_sender)
+	flags = flags + F_HAS_SEQ
+	local event, lost, held, retract = seq_step(s.seq, seq, same_sender)
 	if retract ~= SEQ_NONE and s.held then
-		fr.restart_at = s.held_num
+		R_restart_at[slot] = s.held_num
 		held_was_restart(s)
 	end
-	set_verdict(fr, event)
-	fr.lost = lost
-	s.held = held and fr or nil
+	flags = with_verdict(flags, event)
+	s.held = held and slot or nil
 	s.held_num = num
-	s.held_sent = sent
+	s.held_pid, s.held_ss, s.held_sns = pid, ss, sns
+	return flags, lost
 end
 
-local function analyse_time(s, fr, sent, rx, in_range)
-	if fr.sent_range then
-		return
-	end
-	local t = thread_of(s, fr.pid)
-	local has_delta, clock_back, delta = timing_delta(t, sent, fr.reordered or fr.duplicate)
+-- returns flags with the timing's
+local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
+	local t = thread_of(s, pid)
+	local has_delta, clock_back, ds, dns = timing_delta(t, ss, sns, has(flags, F_REORDERED) or has(flags, F_DUPLICATE))
 
 	if has_delta then
-		fr.has_delta = true
-		fr.delta = delta
+		flags = flags + F_HAS_DELTA
+		R_delta_s[slot], R_delta_ns[slot] = ds, dns
 	end
 	if clock_back then
-		fr.clock_back = true
+		flags = flags + F_CLOCK_BACK
 	end
-	fr.sent = sent
-	fr.rx_range = not in_range
-	if not fr.rx_range then
-		fr.delay_excess = select(2, timing_delay(s.delay, sent, rx))
+	if not in_range then
+		flags = flags + F_RX_RANGE
+	else
+		R_excess_s[slot], R_excess_ns[slot] = timing_excess(s.delay, ss, sns, rs, rns)
 	end
 	-- Timed by rel_ts: its place among the stream's lines, for exact_excess().
-	if not first_frame_at then
+	if not first_frame_s then
 		s.exact.lines = s.exact.lines + 1
-		fr.exact, fr.line = s.exact, s.exact.lines
+		R_exact[slot], R_line[slot] = s.exact, s.exact.lines
 	end
+	return flags
 end
 
--- The excess of a line timed by rel_ts on the first pass, again from its
--- frame.time, once every earlier line of its stream has been: the same rule
--- on the exact clock, frame by frame in capture order, as the C plugin's first
--- pass.  A frame shown out of order (the GUI jumping ahead) keeps rel_ts's.
-local function exact_excess(fr, captured_at)
-	local e = fr.exact
+-- The log header's fields: hdr bytes in, of head (the datagram's first
+-- bytes) or read anew when the header is longer than usual.
+local function log_fields(tvb, head, hdr)
+	local log = #head >= hdr + LOG_OFF_LEVEL + 1 and head:sub(hdr + 1) or tvb:raw(hdr, LOG_OFF_LEVEL + 1)
+	return u32(log, LOG_OFF_SEC), u32(log, LOG_OFF_USEC), log:sub(LOG_OFF_IDENT + 1, LOG_OFF_IDENT + IDENT_LEN),
+		u32(log, LOG_OFF_PID)
+end
 
-	if not e or e.done ~= fr.line - 1 then
+-- The first-pass analysis of one datagram into its slot: as analyse() in
+-- packet-gsmtaplog.c.  ts, tns: the frame's frame.time, or nil.  Returns
+-- the sender's time of a datagram with a log header, for show().
+local function analyse(tvb, pinfo, slot, ts, tns)
+	local s = stream_lookup(pinfo)
+	local clen, len = tvb:len(), tvb:reported_len()
+	local flags = tvb:offset() * OFFSET_UNIT
+	local head = tvb:raw(0, math.min(clen, GSMTAP_HDR_LEN + LOG_OFF_LEVEL + 1))
+	local verdict, hdr, lost
+
+	R_stream[slot] = s.index
+	R_flags[slot] = flags
+	if clen < len then
+		flags = flags + F_CUT
+		R_flags[slot] = flags
+		if clen < OFF_TYPE + 1 then
+			return
+		end
+	end
+	if clen >= OFF_TYPE + 1 and byte(head, OFF_TYPE + 1) ~= TYPE_LOG then
+		R_flags[slot] = flags + V_NOT_LOG
 		return
 	end
-	fr.rx_range = not rx_in_range(captured_at)
-	if not fr.rx_range then
-		fr.delay_excess = select(2, timing_delay(e.delay, fr.sent, captured_at))
-	end
-	e.done = fr.line
-	fr.exact = nil
-end
-
--- The first-pass analysis of one datagram: as analyse() in packet-gsmtaplog.c.
-local function analyse(tvb, pinfo)
-	local s = stream_lookup(pinfo)
-	local fr = { stream = s.index, seq = 0, lost = 0, verdict = "ok" }
-	local hdr
-
-	fr.cut = tvb:len() < tvb:reported_len()
-	if not captured(tvb, OFF_TYPE, 1) and fr.cut then
-		return fr
-	end
-	if captured(tvb, OFF_TYPE, 1) and tvb(OFF_TYPE, 1):uint() ~= TYPE_LOG then
-		fr.verdict = "not_log"
-		return fr
-	end
-	fr.verdict, hdr = classify(tvb)
-	if fr.verdict ~= "ok" then
-		return fr
+	verdict, hdr = classify(head, len)
+	if verdict ~= V_OK then
+		R_flags[slot] = flags + verdict
+		return
 	end
 
-	if captured(tvb, OFF_FRAME_NUMBER, 4) then
-		fr.seq = tvb(OFF_FRAME_NUMBER, 4):uint()
+	local seq = clen >= OFF_FRAME_NUMBER + 4 and u32(head, OFF_FRAME_NUMBER) or 0
+	if clen < hdr + LOG_OFF_LEVEL + 1 then
+		flags, lost = analyse_seq(s, slot, flags, seq, pinfo.number, true)
+		R_flags[slot], R_lost[slot] = flags, lost
+		return
 	end
-	if not captured(tvb, hdr, LOG_OFF_LEVEL + 1) then
-		analyse_seq(s, fr, pinfo.number, nil, true)
-		return fr
+	flags = flags + F_HAS_LOG
+	local sec, usec, ident, pid = log_fields(tvb, head, hdr)
+	local ss, sns = timing_sent(sec, usec)
+	local sent_range = sec == SENT_ALL_ONES
+	if sent_range then
+		flags = flags + F_SENT_RANGE
 	end
-	fr.has_log = true
-	local sent = timing_sent(tvb(hdr + LOG_OFF_SEC, 4):uint(), tvb(hdr + LOG_OFF_USEC, 4):uint())
-	fr.sent_range = tvb(hdr + LOG_OFF_SEC, 4):uint() == SENT_ALL_ONES
-	fr.pid = tvb(hdr + LOG_OFF_PID, 4):uint()
+	local text_len = len - hdr - LOG_HDR_LEN
+	if text_len == TEXT_MAX and clen >= len and tvb(len - 1, 1):uint() == 0 then
+		flags = flags + F_TRUNCATED
+	end
 
-	local text_len = tvb:reported_len() - hdr - LOG_HDR_LEN
-	local last = hdr + LOG_HDR_LEN + text_len - 1
-	fr.truncated = text_len == TEXT_MAX and captured(tvb, last, 1) and tvb(last, 1):uint() == 0
-
-	local same_sender = keep_ident(s, tvb, hdr + LOG_OFF_IDENT)
-	analyse_seq(s, fr, pinfo.number, sent, same_sender)
-	analyse_time(s, fr, sent, captured_clock(pinfo))
-	return fr
+	flags, lost = analyse_seq(s, slot, flags, seq, pinfo.number, keep_ident(s, ident), pid, ss, sns)
+	if not sent_range then
+		flags = analyse_time(s, slot, flags, pid, ss, sns, captured_clock(pinfo, ts, tns))
+	end
+	R_flags[slot], R_lost[slot] = flags, lost
+	return ss, sns
 end
 
 local function generated(tree, field, value)
@@ -557,69 +671,103 @@ local function generated(tree, field, value)
 	return item
 end
 
--- Show the stored analysis; runs on every pass (packet-gsmtaplog.c: show()).
-local function show(tvb, pinfo, tree, fr)
-	local ti = tree:add(proto, tvb())
-	generated(ti, hf.stream, fr.stream)
+-- The sender's time of a datagram with a log header, from its bytes.
+local function sent_of(tvb)
+	local hdr = tvb(OFF_HDR_LEN, 1):uint() * 4
+	local log = tvb:raw(hdr, LOG_OFF_USEC + 4)
+	return timing_sent(u32(log, LOG_OFF_SEC), u32(log, LOG_OFF_USEC))
+end
 
-	if fr.cut then
+-- The excess of a line timed by rel_ts on the first pass, again from its
+-- frame.time, once every earlier line of its stream has been: the same rule
+-- on the exact clock, frame by frame in capture order, as the C plugin's first
+-- pass.  A frame shown out of order (the GUI jumping ahead) keeps rel_ts's.
+local function exact_excess(slot, flags, ss, sns, ts, tns)
+	local e = R_exact[slot]
+
+	if not e or e.done ~= R_line[slot] - 1 then
+		return flags
+	end
+	flags = with(flags, F_RX_RANGE, not rx_in_range(ts, tns))
+	if not has(flags, F_RX_RANGE) then
+		R_excess_s[slot], R_excess_ns[slot] = timing_excess(e.delay, ss, sns, ts, tns)
+	end
+	e.done = R_line[slot]
+	R_exact[slot], R_line[slot] = nil, nil
+	R_flags[slot] = flags
+	return flags
+end
+
+-- Show the stored analysis; runs on every pass (packet-gsmtaplog.c: show()).
+-- ss, sns: the sender's time when the analysis has just read it, else nil.
+local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
+	local flags = R_flags[slot]
+	local verdict = flags % V_UNIT
+	local ti = tree:add(proto, tvb())
+	generated(ti, hf.stream, R_stream[slot])
+
+	if has(flags, F_CUT) then
 		ti:add_proto_expert_info(ei.cut, string.format("Cut by the capture's snaplen: %d of %d bytes captured%s",
 			tvb:len(), tvb:reported_len(),
-			(fr.has_log or fr.verdict ~= "ok") and "" or ", too few for the timing analysis"))
+			(has(flags, F_HAS_LOG) or verdict ~= V_OK) and "" or ", too few for the timing analysis"))
 	end
-	if fr.verdict ~= "ok" then
+	if verdict ~= V_OK then
 		ti:add_proto_expert_info(ei.malformed, string.format("Not a GSMTAP log datagram: %s (%d bytes)",
-			fr.verdict, tvb:reported_len()))
+			VERDICTS[verdict], tvb:reported_len()))
 		return
 	end
 
-	if fr.has_seq then
+	if has(flags, F_HAS_SEQ) then
+		local lost = R_lost[slot]
 		ti:add(hf.seq, tvb(OFF_FRAME_NUMBER, 4))
-		local pi = generated(ti, hf.lost, fr.lost)
-		if fr.lost > 0 then
+		local pi = generated(ti, hf.lost, lost)
+		if lost > 0 then
 			pi:add_proto_expert_info(ei.lost, string.format("%d datagram%s of this stream lost before this one",
-				fr.lost, fr.lost == 1 and "" or "s"))
-			pinfo.cols.info:append(string.format(" [%d lost]", fr.lost))
+				lost, lost == 1 and "" or "s"))
+			pinfo.cols.info:append(string.format(" [%d lost]", lost))
 		end
-		if fr.reordered then
+		if has(flags, F_REORDERED) then
 			ti:add_proto_expert_info(ei.reordered)
 			pinfo.cols.info:append(" [reordered]")
 		end
-		if fr.duplicate then
+		if has(flags, F_DUPLICATE) then
 			ti:add_proto_expert_info(ei.duplicate)
 		end
-		if fr.restart then
+		if has(flags, F_RESTART) then
 			ti:add_proto_expert_info(ei.restart)
 		end
-		if fr.restart_at then
-			generated(ti, hf.restart_at, fr.restart_at)
+		local restart_at = R_restart_at[slot]
+		if restart_at then
+			generated(ti, hf.restart_at, restart_at)
 		end
 	end
 
-	if not fr.has_log then
+	if not has(flags, F_HAS_LOG) then
 		return
 	end
-	if fr.has_delta then
-		local pi = generated(ti, hf.delta, fr.delta)
-		if fr.clock_back then
+	if has(flags, F_HAS_DELTA) then
+		local pi = generated(ti, hf.delta, NSTime(R_delta_s[slot], R_delta_ns[slot]))
+		if has(flags, F_CLOCK_BACK) then
 			pi:add_proto_expert_info(ei.clock_back)
 		end
 	end
-	local captured_at = frame_time()
-	if captured_at then
-		exact_excess(fr, captured_at.value)
+	if ts and not has(flags, F_SENT_RANGE) then
+		if not ss then
+			ss, sns = sent_of(tvb)
+		end
+		flags = exact_excess(slot, flags, ss, sns, ts, tns)
 	end
-	if fr.sent_range then
+	if has(flags, F_SENT_RANGE) then
 		ti:add_proto_expert_info(ei.sent_range)
-	elseif fr.rx_range then
+	elseif has(flags, F_RX_RANGE) then
 		ti:add_proto_expert_info(ei.rx_range)
 	else
-		if captured_at then
-			generated(ti, hf.delay, sub(captured_at.value, fr.sent))
+		if ts then
+			generated(ti, hf.delay, NSTime(sub(ts, tns, ss, sns)))
 		end
-		generated(ti, hf.delay_excess, fr.delay_excess)
+		generated(ti, hf.delay_excess, NSTime(R_excess_s[slot], R_excess_ns[slot]))
 	end
-	if fr.truncated then
+	if has(flags, F_TRUNCATED) then
 		ti:add_proto_expert_info(ei.truncated)
 	end
 end
@@ -653,20 +801,22 @@ function proto.dissector(tvb, pinfo, tree)
 	if pinfo.in_error_pkt then
 		return tvb:len()
 	end
-	-- Keyed by the datagram's place in the frame, in case a frame carries two (tunnels).
-	local key = pinfo.number .. "/" .. tvb:offset()
-	local fr = frames[key]
+	local ts, tns = capture_time(pinfo)
+	local slot, ss, sns
 	if not pinfo.visited then
-		if frames_stale then
-			frames, frames_stale = {}, false
+		if results_stale then
+			results_new()
 		end
-		fr = analyse(tvb, pinfo)
-		frames[key] = fr
-	elseif not fr then
-		return tvb:len()
+		slot = slot_of(pinfo.number, tvb:offset(), true)
+		ss, sns = analyse(tvb, pinfo, slot, ts, tns)
+	else
+		slot = slot_of(pinfo.number, tvb:offset(), false)
+		if not slot then
+			return tvb:len()
+		end
 	end
-	if fr.verdict ~= "not_log" then
-		show(tvb, pinfo, tree, fr)
+	if R_flags[slot] % V_UNIT ~= V_NOT_LOG then
+		show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 	end
 	return tvb:len()
 end

@@ -602,8 +602,14 @@ local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
 	return flags
 end
 
--- The log header's fields: hdr bytes in, of head (the datagram's first
--- bytes) or read anew when the header is longer than usual.
+-- The datagram's first bytes: the GSMTAP header and, when it has the usual
+-- length, the log header's fields up to the level.
+local function head_of(tvb)
+	return tvb:raw(0, math.min(tvb:len(), GSMTAP_HDR_LEN + LOG_OFF_LEVEL + 1))
+end
+
+-- The log header's fields: hdr bytes in, of head (head_of()) or read anew
+-- when the header is longer than usual.
 local function log_fields(tvb, head, hdr)
 	local log = #head >= hdr + LOG_OFF_LEVEL + 1 and head:sub(hdr + 1) or tvb:raw(hdr, LOG_OFF_LEVEL + 1)
 	return u32(log, LOG_OFF_SEC), u32(log, LOG_OFF_USEC), log:sub(LOG_OFF_IDENT + 1, LOG_OFF_IDENT + IDENT_LEN),
@@ -617,7 +623,7 @@ local function analyse(tvb, pinfo, slot, ts, tns)
 	local s = stream_lookup(pinfo)
 	local clen, len = tvb:len(), tvb:reported_len()
 	local flags = tvb:offset() * OFFSET_UNIT
-	local head = tvb:raw(0, math.min(clen, GSMTAP_HDR_LEN + LOG_OFF_LEVEL + 1))
+	local head = head_of(tvb)
 	local verdict, hdr, lost
 
 	R_stream[slot] = s.index
@@ -673,9 +679,8 @@ end
 
 -- The sender's time of a datagram with a log header, from its bytes.
 local function sent_of(tvb)
-	local hdr = tvb(OFF_HDR_LEN, 1):uint() * 4
-	local log = tvb:raw(hdr, LOG_OFF_USEC + 4)
-	return timing_sent(u32(log, LOG_OFF_SEC), u32(log, LOG_OFF_USEC))
+	local head = head_of(tvb)
+	return timing_sent(log_fields(tvb, head, byte(head, OFF_HDR_LEN + 1) * 4))
 end
 
 -- The excess of a line timed by rel_ts on the first pass, again from its

@@ -103,7 +103,16 @@ int osmo_loaded_soname(const char *symbol, char *out, size_t size)
 	return search(symbol, false, out, size);
 }
 
-const struct osmo_release *osmo_release_named(const char *name, const struct osmo_release *known, size_t n)
+/*! A release of the SONAME this build is for (osmo/meson.build): its name,
+ *  and libtool's age in its LIBVERSION, the middle number of its file's name
+ *  (1.14.2's 26:2:4 makes libosmocore.so.22.4.2). */
+struct osmo_release {
+	const char *name;
+	unsigned int age;
+};
+
+/* The entry of known named name, or NULL. */
+static const struct osmo_release *release_named(const char *name, const struct osmo_release *known, size_t n)
 {
 	for (size_t i = 0; name && i < n; i++)
 		if (!strcmp(known[i].name, name))
@@ -128,9 +137,15 @@ static long age_in(const char *name, const char *soname)
 	return *end ? -1 : (long)age;
 }
 
-const struct osmo_release *osmo_loaded_release(const char *symbol, const char *soname,
-					       const struct osmo_release *known, size_t n,
-					       char *file, size_t size)
+/* The release the loaded object that defines symbol is, among known: told by
+ * the real name of its file (symbolic links followed), SONAME.AGE.REVISION.
+ * libosmocore has no run-time version string; that name is libtool's, which
+ * every distribution's package keeps.  file gets the file's name without its
+ * folder, for the line that names it.  NULL: no such object (file empty), a
+ * name that is not soname and two numbers, or an age no entry has. */
+static const struct osmo_release *loaded_release(const char *symbol, const char *soname,
+						 const struct osmo_release *known, size_t n,
+						 char *file, size_t size)
 {
 	char path[PATH_MAX], real[PATH_MAX];
 	const char *base;
@@ -164,9 +179,9 @@ bool osmo_release_known(const struct osmo_checker *c)
 	const char *assumed = getenv("GSMTAPLOG_OSMO_RELEASE");
 	char file[256];
 
-	if (osmo_loaded_release("log_target_create", GSMTAPLOG_OSMO_SONAME, known, n, file, sizeof(file)))
+	if (loaded_release("log_target_create", GSMTAPLOG_OSMO_SONAME, known, n, file, sizeof(file)))
 		return true;
-	if (osmo_release_named(assumed, known, n)) {
+	if (release_named(assumed, known, n)) {
 		fprintf(stderr, "%s: this process has %s, taken as libosmocore %s (GSMTAPLOG_OSMO_RELEASE): "
 			"untested, at the operator's risk\n", c->prefix, file[0] ? file : "an unnamed libosmocore", assumed);
 		return true;

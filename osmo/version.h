@@ -12,30 +12,6 @@
  *           the object that does has no SONAME */
 int osmo_loaded_soname(const char *symbol, char *out, size_t size);
 
-/*! A release of the SONAME this build is for (osmo/meson.build): its name,
- *  and libtool's age in its LIBVERSION, the middle number of its file's name
- *  (1.14.2's 26:2:4 makes libosmocore.so.22.4.2). */
-struct osmo_release {
-	const char *name;
-	unsigned int age;
-};
-
-/*! The release the loaded object that defines \a symbol is, among \a known:
- *  told by the real name of its file (symbolic links followed), SONAME.AGE.REVISION.
- *  libosmocore has no run-time version string; that name is libtool's,
- *  which every distribution's package keeps.
- *  \param[out] file  the file's name without its folder (for the line that
- *                    names it), NUL-terminated; cut to \a size - 1 bytes
- *  \returns the entry of \a known, or NULL: no such object (\a file empty),
- *           or a name that is not \a soname followed by two numbers, or an
- *           age that no entry has */
-const struct osmo_release *osmo_loaded_release(const char *symbol, const char *soname,
-					       const struct osmo_release *known, size_t n,
-					       char *file, size_t size);
-
-/*! The entry of \a known named \a name, or NULL. */
-const struct osmo_release *osmo_release_named(const char *name, const struct osmo_release *known, size_t n);
-
 /*! Who checks the libosmocore of the process, for the lines it says. */
 struct osmo_checker {
 	const char *prefix;	/*!< the line's start: "libgsmtaplog-osmo-preload" */
@@ -49,7 +25,8 @@ void osmo_say_aside(const struct osmo_checker *c, const char *has, const char *h
 
 /*! Whether the process's libosmocore, whose SONAME the caller found to be
  *  GSMTAPLOG_OSMO_SONAME, is one of its releases this build knows
- *  (releases.h), told by osmo_loaded_release(); or one that
+ *  (releases.h), told by the libtool version in the real name of its
+ *  file (libosmocore.so.22.4.2 is 1.14: osmo/meson.build); or one that
  *  GSMTAPLOG_OSMO_RELEASE=NAME takes as the known release NAME, at the
  *  operator's risk, said in one line.  Otherwise osmo_say_aside() names it.
  *  Once per process is the caller's. */

@@ -107,7 +107,8 @@ is "$(sink_lines sink-same | cut -f2 | tail -n 1)" 26 "... and our target number
 real=$(realpath "${loaded#* }")
 mkdir "$T/lib"
 cp "$real" "$T/lib/$OSMO_SONAME.9999.0" && ln -s "$OSMO_SONAME.9999.0" "$T/lib/$OSMO_SONAME"
-SHIM_ENV=(LD_LIBRARY_PATH="$T/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+unknown_lib=$T/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+SHIM_ENV=(LD_LIBRARY_PATH="$unknown_lib")
 start_sink sink-unknown -t 60000
 sender unknown "$SINK_PORT" -n 20 -x
 ok $? "osmo-sender runs under the shim on $OSMO_SONAME.9999.0"
@@ -130,7 +131,7 @@ is "$(cut -d';' -f1 "$T/wrong.err")/$(sink_lines sink-wrong | cut -f2 | sort -u 
 	"GSMTAPLOG_OSMO_RELEASE=1.99, a release this build does not know: the shim still steps aside"
 
 # The linked target (osmo-rebuilt) in the same place: no target, and the line says why.
-LD_LIBRARY_PATH="$T/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 60 "$OSMO_BUILDDIR/tests/osmo/osmo-rebuilt" -c /dev/null -v 1 \
+LD_LIBRARY_PATH=$unknown_lib timeout 60 "$OSMO_BUILDDIR/tests/osmo/osmo-rebuilt" -c /dev/null -v 1 \
 	>"$T/rebuilt.out" 2>"$T/rebuilt.err" </dev/null
 is "$?/$(cat "$T/rebuilt.err")" "1/libgsmtaplog-osmo: this process has $OSMO_SONAME.9999.0, a release of $OSMO_SONAME that this build does not know; the target is built and tested for $OSMO_SERVES only, so gsmtaplog_osmo_target_create() makes no target (ENOTSUP)
 osmo-rebuilt: gsmtaplog_osmo_target_create(127.0.0.1, 4729): Operation not supported" \

@@ -209,6 +209,11 @@ bool held_add_part(struct held *h, uint64_t seq, uint32_t index, uint32_t count,
 void held_mark(const struct held *h, struct held_mark *m)
 {
 	*m = h->m;
+	/* a batch held in part is held above the floor too: a restart that reads back
+	 * this mark's file reads the files before it for the rest of that batch */
+	for (size_t i = 0; h->parts && i < HELD_PARTS; i++)
+		if (h->parts[i].seq > m->top)
+			m->top = h->parts[i].seq;
 }
 
 void held_mark_format(char *buf, size_t room, const struct held_mark *m)

@@ -69,7 +69,7 @@ uint64_t held_add(struct held *h, uint64_t seq);
  *  forgotten first.  \returns whether it was not held before */
 bool held_add_part(struct held *h, uint64_t seq, uint32_t index, uint32_t count, uint64_t *given_up);
 
-/*! The set in short, for a mark. */
+/*! The set in short, for a mark: its top counts a batch held in part. */
 void held_mark(const struct held *h, struct held_mark *m);
 
 /*! \a m as the text an archive carries (at most HELD_MARK_MAX bytes with the NUL):

@@ -147,6 +147,7 @@ static void batches(void)
 	ok(!held_has(h, 2), "the batch is not held with 1 of its 3");
 	ok(held_add_part(h, 2, 2, 3, &given_up), "datagram 2 is new");
 	is_int(mark_of(h).floor, 1, "the floor stays below a batch held in part");
+	is_int(mark_of(h).top, 2, "the mark's top is that batch: a restart reads back the files before for the rest");
 	ok(held_add_part(h, 2, 1, 3, &given_up), "datagram 1 is new");
 	ok(held_has(h, 2), "all 3 held: the batch is");
 	is_int(mark_of(h).floor, 2, "and the floor passes it");

@@ -11,7 +11,8 @@
 # Environment: N (datagrams per full-rate run, default 1000000), HOSTS (16), ARCH_BASELINE (a gsmtap-logd
 # whose archiver does not fdatasync, e.g. 5378fac's, to compare with), RATES ("100000 200000 300000
 # 400000 500000"; NATS_RATES "100000 200000 300000 400000" for the NATS systems), RATE_N (400000 per
-# fixed-rate run), SYSTEMS (the list below), LATENCY_RATES ("1000 100000").  Run it alone
+# fixed-rate run), SYSTEMS (the list below), LATENCY_RATES ("1000 100000"), FLOOR_BYTES (1e9 per floor run),
+# FLOOR_SIZES (16384: message sizes besides the edge's average).  Run it alone
 # (flock /tmp/gsmtaplog-bench.lock): it wants the machine.
 set -u
 BUILDDIR=$(cd "${1:-${BUILDDIR:-build}}" && pwd)
@@ -141,9 +142,15 @@ echo "scaleout: the floor: a bare libnats JetStream publisher (bench/js-floor.c)
 MSGS=$(stream_info messages) BYTES=$(stream_info bytes)
 SIZE=$((MSGS ? BYTES / MSGS : 16384))
 echo "  the stream holds $MSGS messages of $SIZE bytes on average (with their subjects and headers)"
-"$BUILDDIR/bench/js-floor" "$NATS_URLS" gsmtap.floor.batch "$SIZE" "${FLOOR_N:-20000}" 512 | sed 's/^/  /'
-# the floor's messages are not the edge's: the archiver below reads them as another publisher's
-FLOOR_MSGS=${FLOOR_N:-20000}
+# on a stream of its own, alike but for its subjects, so that the archiver below reads only the edges'
+js_api '$JS.API.STREAM.CREATE.FLOOR' \
+	'{"name":"FLOOR","subjects":["floor.>"],"storage":"file","num_replicas":3,"duplicate_window":120000000000}' |
+	grep -q '"num_replicas":3' || echo "  could not create the stream FLOOR"
+for size in $SIZE ${FLOOR_SIZES:-16384}; do
+	"$BUILDDIR/bench/js-floor" "$NATS_URLS" floor.bench "$size" $((${FLOOR_BYTES:-1000000000} / size)) 512 |
+		sed 's/^/  /'
+done
+js_api '$JS.API.STREAM.DELETE.FLOOR' >/dev/null
 
 echo "scaleout: from receipt at the edge to storage in the stream (batches, --nats-batch-wait 5 by default)"
 for rate in $LATENCY_RATES; do

@@ -125,6 +125,10 @@ finish_run() {
 # It publishes one datagram a message (--nats-batch 0), which the tests that count the stream's messages and
 # sequences by datagram need, unless EDGE_LAYOUT says otherwise ("": batches, the default).
 EDGE_LAYOUT=${EDGE_LAYOUT---nats-batch 0}
+# An archiver started with LD_PRELOAD="$LOSER" acknowledges nothing while $ACK_LOSER_FILE exists
+# (tests/tools/ack-loser.so), as if it died between writing and acknowledging each batch.
+LOSER=${ACK_LOSER:-$BUILDDIR/tests/tools/ack-loser.so}
+export ACK_LOSER_FILE="$T/lose-acks"
 start_edge() {
 	local name=$1 port=$2
 	shift 2

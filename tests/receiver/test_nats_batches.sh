@@ -8,8 +8,6 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
 ACK_WAIT=2
-LOSER="$BUILDDIR/tests/tools/ack-loser.so"
-export ACK_LOSER_FILE="$T/lose-acks"
 HOSTS=8 PER_HOST=6000
 
 start_arch() { LD_PRELOAD="$LOSER" start_archiver arch --nats-ack-wait "$ACK_WAIT" -b packets:3000; }

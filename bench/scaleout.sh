@@ -111,9 +111,18 @@ echo "  traffic: $HOSTS hosts, texts of 1..512 bytes; full rate: $N; fixed rates
 nats_cluster 3
 echo "  cluster: 3 nodes on loopback, JetStream file store under $T, stream replicas 3"
 
+# stream_info KEY: KEY (messages, bytes, last_seq) of the stream GSMTAP's state (0 before
+# the stream exists).
+stream_info() {
+	js_api '$JS.API.STREAM.INFO.GSMTAP' | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"][sys.argv[1]])' "$1" 2>/dev/null || echo 0
+}
+
 echo "scaleout: full rate, $N datagrams each"
 for sys in $SYSTEMS; do
+	before_msgs=$(stream_info messages) before_bytes=$(stream_info bytes)
 	run_one "$sys" $((N / HOSTS)) 0
+	# the size of the edge's batches: what its full-rate run added to the stream, a message on average
+	[ "$sys" = nats ] && BATCH_MSGS=$(($(stream_info messages) - before_msgs)) BATCH_BYTES=$(($(stream_info bytes) - before_bytes))
 done
 
 # archive LOGD DURABLE LABEL: that archiver reads the whole stream on its own consumer into its own files; its rate.
@@ -133,15 +142,10 @@ archive() {
 	rm -rf "$d"
 }
 
-# stream_info KEY: KEY (messages, bytes, last_seq) of the stream GSMTAP's state.
-stream_info() {
-	js_api '$JS.API.STREAM.INFO.GSMTAP' | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"][sys.argv[1]])' "$1"
-}
-
 echo "scaleout: the floor: a bare libnats JetStream publisher (bench/js-floor.c), messages the size of the edge's batches"
-MSGS=$(stream_info messages) BYTES=$(stream_info bytes)
-SIZE=$((MSGS ? BYTES / MSGS : 16384))
-echo "  the stream holds $MSGS messages of $SIZE bytes on average (with their subjects and headers)"
+MSGS=${BATCH_MSGS:-0} BYTES=${BATCH_BYTES:-0}
+SIZE=$((MSGS ? BYTES / MSGS : 65536))
+echo "  the nats system's full-rate run stored $MSGS messages of $SIZE bytes on average (with subjects and headers)"
 # on a stream of its own, alike but for its subjects, so that the archiver below reads only the edges'
 js_api '$JS.API.STREAM.CREATE.FLOOR' \
 	'{"name":"FLOOR","subjects":["floor.>"],"storage":"file","num_replicas":3,"duplicate_window":120000000000}' |

@@ -138,6 +138,8 @@ struct out_nats {
 	char refused_why[NATSCONN_ERR_MAX];	/*!< the server's reason for the last refusal, under mu */
 
 	_Atomic uint64_t spooled_bytes;	/*!< the loop's: records' bytes in a batch, spooled in all */
+	_Atomic uint64_t waiting_till;	/*!< the publisher waits for a batch to fill until the loop
+					     has spooled this many bytes (or its oldest is due); 0: not */
 
 	/* the loop's */
 	uint64_t added;			/*!< since the publisher was last woken */
@@ -677,9 +679,14 @@ static void *publisher(void *arg)
 		n->window_ms = window / 1000000;
 		wait = batch_due(n);
 		if (wait) {
-			if (!nap(n, wait))
+			/* the loop wakes it only for a full batch: the wait ends it otherwise */
+			atomic_store_explicit(&n->waiting_till, n->batched_bytes + n->limit, memory_order_relaxed);
+			wait = batch_due(n);	/* what was spooled meanwhile */
+			if (wait && !nap(n, wait))
 				break;
-			continue;
+			atomic_store_explicit(&n->waiting_till, 0, memory_order_relaxed);
+			if (wait)
+				continue;
 		}
 		sent = send_round(n, &failed);
 		if (failed) {
@@ -729,13 +736,16 @@ static void nats_add(struct output *o, const struct rx_record *r, enum wire_verd
 	n->added++;
 }
 
-/* End of a turn: one wake-up for all the records the turn queued. */
+/* End of a turn: one wake-up for all the records the turn queued, unless the
+ * publisher waits for a batch to fill and it is not full yet. */
 static void nats_flush(struct output *o, const struct timespec *now)
 {
 	struct out_nats *n = (struct out_nats *)o;
+	uint64_t till = atomic_load_explicit(&n->waiting_till, memory_order_relaxed);
 
 	(void)now;
-	if (n->added) {
+	/* a publisher waiting for a batch to fill is woken when it is full, not each turn */
+	if (n->added && (!till || atomic_load_explicit(&n->spooled_bytes, memory_order_relaxed) >= till)) {
 		n->added = 0;
 		wake(n);
 	}

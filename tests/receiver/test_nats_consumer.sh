@@ -67,8 +67,12 @@ is "$(packets "$T/arch/archive.pcapng")" 2500 "the archive still holds 2500"
 
 # Made anew with another filter, and the description the archiver gave the one before copied.
 start_archiver arch
+# Once it has looked its consumer up (its pull request open): deleted before
+# that, the consumer is one it never had, made as at a first start, unsaid.
+wait_until 60 eval 'js_api "\$JS.API.CONSUMER.INFO.GSMTAP.arch" | grep -q "\"num_waiting\":[1-9]"'
+ok $? "the restarted archiver has its consumer and a pull request open"
 consumer_delete arch
-wait_until 30 eval '[ "$(grep -c "consumer arch had gone" "$T/arch.err")" = 2 ]'
+wait_until 60 eval '[ "$(grep -c "consumer arch had gone" "$T/arch.err")" = 2 ]'
 ok $? "deleted once more while the archiver reads, it made its consumer again"
 stop arch
 DESC=$(js_api '$JS.API.CONSUMER.INFO.GSMTAP.arch' | python3 -c 'import json, sys; print(json.load(sys.stdin)["config"]["description"])')

@@ -5,6 +5,7 @@
 # are root, because root's tshark ignores WIRESHARK_PLUGIN_DIR.
 
 command -v tshark >/dev/null || { echo "tshark is not installed (apt-get install tshark)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "GNU time is not installed (apt-get install time)" >&2; exit 1; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 chmod 755 "$T"
@@ -31,12 +32,15 @@ plugin_dir() {
 }
 
 # timed NAME FILE TSHARK-ARGS...: one tshark run with plugin dir NAME;
-# appends "wall cpu" (seconds, cpu = user + sys) to FILE.
+# appends "wall cpu peak" (seconds, cpu = user + sys; peak resident memory
+# in MB, from GNU time) to FILE.
 timed() {
-	local TIMEFORMAT='%R %U %S' dir=$1 out=$2
+	local dir=$1 out=$2
 	shift 2
-	{ time as_nobody WIRESHARK_PLUGIN_DIR="$T/$dir" tshark "$@" >/dev/null 2>&1; } 2>"$T/t"
-	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$T/t" >>"$out"
+	: >"$T/t" && chmod 666 "$T/t"
+	as_nobody /usr/bin/time -o "$T/t" -f '%e %U %S %M' \
+		env WIRESHARK_PLUGIN_DIR="$T/$dir" tshark "$@" >/dev/null 2>&1
+	tail -n 1 "$T/t" | awk '{ printf "%.3f %.3f %.1f\n", $1, $2 + $3, $4 / 1024 }' >>"$out"
 }
 
 # median COLUMN FILE

@@ -20,13 +20,14 @@
 
 local VERSION = "0.3.0"
 
+-- The C plugin registers the dissector "gsmtaplog"; for a name nobody
+-- registered, Dissector.get() returns nil (4.0) or raises an error.  Not
+-- Field.list(): its table of every field name (about 250,000 strings) leaves
+-- Lua's string table that large, and every later garbage collection cycle
+-- sweeps it, a third of this file's cost per frame (callgrind, 10,000 frames).
 local function c_plugin_registered()
-	for _, name in ipairs(Field.list()) do
-		if name == "gsmtaplog.seq" then
-			return true
-		end
-	end
-	return false
+	local ok, handle = pcall(Dissector.get, "gsmtaplog")
+	return ok and handle ~= nil
 end
 
 if c_plugin_registered() then
@@ -360,11 +361,12 @@ last frame that `extra` names.
   flags      the verdict (V_*) in the low bits, then the F_* bits, then the
              datagram's offset in its frame (OFFSET_UNIT)
   stream     the stream's index
-  lost       datagrams lost before it
-  delta_s/_ns, excess_s/_ns   its delta and delay excess (when F_HAS_DELTA, and
-             not F_RX_RANGE or F_SENT_RANGE)
-Rare: restart_at (the frame that showed it a restart), and, on a pass timed
-by rel_ts, exact and line (its stream's exact clock state and its place in it).
+  delta, excess   its delta (when F_HAS_DELTA) and delay excess (when not
+             F_RX_RANGE or F_SENT_RANGE), each one number (pack_time())
+Rare: lost (datagrams lost before it, when any), restart_at (the frame that
+showed it a restart), wide (a time too wide for one number), and, on a pass
+timed by rel_ts, exact and line (its stream's exact clock state and its place
+in it).  Four numbers a datagram: 64 bytes in Lua's arrays.
 ]]
 local V_OK, V_NOT_LOG = 0, 1
 local VERDICTS = { [2] = "short", [3] = "bad_version", [4] = "bad_hdr_len", [5] = "short_log" }
@@ -385,16 +387,65 @@ local function with(flags, bit, on)
 	return on and flags + bit or flags
 end
 
-local R_flags, R_stream, R_lost, R_delta_s, R_delta_ns, R_excess_s, R_excess_ns, R_restart_at, R_exact, R_line
+local R_flags, R_stream, R_delta, R_excess, R_lost, R_restart_at, R_wide, R_exact, R_line
 local extra, next_extra
 local results_stale = true
 
 local function results_new()
-	R_flags, R_stream, R_lost, R_delta_s, R_delta_ns, R_excess_s, R_excess_ns = {}, {}, {}, {}, {}, {}, {}
-	R_restart_at, R_exact, R_line = {}, {}, {}
+	R_flags, R_stream, R_delta, R_excess = {}, {}, {}, {}
+	R_lost, R_restart_at, R_wide, R_exact, R_line = {}, {}, {}, {}, {}
 	extra, next_extra = {}, 0
 	results_stale = false
 end
+
+-- A time (seconds, nanoseconds of one sign, as sub() gives) as one number of
+-- nanoseconds, exact below 2^53; a wider one (2^22 s, 48 days, and more: a
+-- sender clock that jumped) is WIDE in the array and the pair in R_wide,
+-- keyed by its array and slot.
+local NS = 1000000000
+local WIDE_S = 4194304
+local WIDE = -1 / 0
+
+local function pack_time(array, slot, secs, nsecs)
+	if secs < WIDE_S and secs > -WIDE_S then
+		array[slot] = secs * NS + nsecs
+		return
+	end
+	array[slot] = WIDE
+	local w = R_wide[slot] or {}
+	w[array] = { secs, nsecs }
+	R_wide[slot] = w
+end
+
+-- The time pack_time() stored, as NSTime.  v / NS, below 2^22 and correctly
+-- rounded, never reaches the next whole number, so sub()'s carry is exact.
+local function unpack_time(array, slot)
+	local v = array[slot]
+	if v == WIDE then
+		local w = R_wide[slot][array]
+		return NSTime(w[1], w[2])
+	end
+	return NSTime(sub(0, v, 0, 0))
+end
+
+-- Whether the time pack_time() stored is below zero.
+local function time_negative(array, slot)
+	local v = array[slot]
+	if v == WIDE then
+		return R_wide[slot][array][1] < 0
+	end
+	return v < 0
+end
+
+-- Lua's collector, as tuned by default (pause 200, step multiplier 200),
+-- lets the garbage of a frame (a dozen userdata: tree items, ranges, times)
+-- pile up to the size of these arrays before a cycle ends, which doubled
+-- their cost in memory: 1M datagrams took 557 MB at peak, against the C
+-- plugin's 361 MB.  A new cycle at once and ten times the work a step gives
+-- 347 MB, for no CPU time measured.  (It is the one collector of every Lua
+-- plugin in this Wireshark.)
+pcall(collectgarbage, "setpause", 100)
+pcall(collectgarbage, "setstepmul", 1000)
 
 -- The slot of the datagram at offset in frame num: taken when new.
 local function slot_of(num, offset, new)
@@ -550,7 +601,7 @@ local function held_was_restart(s)
 		R_flags[h] = f
 		return
 	end
-	if has(f, F_HAS_DELTA) and before(R_delta_s[h], R_delta_ns[h], 0, 0) then
+	if has(f, F_HAS_DELTA) and time_negative(R_delta, h) then
 		f = with(f, F_CLOCK_BACK, true)
 	end
 	R_flags[h] = f
@@ -559,10 +610,10 @@ local function held_was_restart(s)
 	t.have = true
 end
 
--- returns flags with the verdict, and lost
+-- returns flags with the verdict; the lost count goes to R_lost
 local function analyse_seq(s, slot, flags, seq, num, same_sender, pid, ss, sns)
 	if seq == 0 then
-		return flags, 0
+		return flags
 	end
 	flags = flags + F_HAS_SEQ
 	local event, lost, held, retract = seq_step(s.seq, seq, same_sender)
@@ -574,7 +625,10 @@ local function analyse_seq(s, slot, flags, seq, num, same_sender, pid, ss, sns)
 	s.held = held and slot or nil
 	s.held_num = num
 	s.held_pid, s.held_ss, s.held_sns = pid, ss, sns
-	return flags, lost
+	if lost > 0 then
+		R_lost[slot] = lost
+	end
+	return flags
 end
 
 -- returns flags with the timing's
@@ -584,7 +638,7 @@ local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
 
 	if has_delta then
 		flags = flags + F_HAS_DELTA
-		R_delta_s[slot], R_delta_ns[slot] = ds, dns
+		pack_time(R_delta, slot, ds, dns)
 	end
 	if clock_back then
 		flags = flags + F_CLOCK_BACK
@@ -592,7 +646,7 @@ local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
 	if not in_range then
 		flags = flags + F_RX_RANGE
 	else
-		R_excess_s[slot], R_excess_ns[slot] = timing_excess(s.delay, ss, sns, rs, rns)
+		pack_time(R_excess, slot, timing_excess(s.delay, ss, sns, rs, rns))
 	end
 	-- Timed by rel_ts: its place among the stream's lines, for exact_excess().
 	if not first_frame_s then
@@ -604,27 +658,31 @@ end
 
 -- The datagram's first bytes: the GSMTAP header and, when it has the usual
 -- length, the log header's fields up to the level.
-local function head_of(tvb)
-	return tvb:raw(0, math.min(tvb:len(), GSMTAP_HDR_LEN + LOG_OFF_LEVEL + 1))
+local function head_of(tvb, clen)
+	return tvb:raw(0, math.min(clen, GSMTAP_HDR_LEN + LOG_OFF_LEVEL + 1))
 end
 
 -- The log header's fields: hdr bytes in, of head (head_of()) or read anew
 -- when the header is longer than usual.
 local function log_fields(tvb, head, hdr)
-	local log = #head >= hdr + LOG_OFF_LEVEL + 1 and head:sub(hdr + 1) or tvb:raw(hdr, LOG_OFF_LEVEL + 1)
-	return u32(log, LOG_OFF_SEC), u32(log, LOG_OFF_USEC), log:sub(LOG_OFF_IDENT + 1, LOG_OFF_IDENT + IDENT_LEN),
-		u32(log, LOG_OFF_PID)
+	local log, at = head, hdr
+	if #head < hdr + LOG_OFF_LEVEL + 1 then
+		log, at = tvb:raw(hdr, LOG_OFF_LEVEL + 1), 0
+	end
+	return u32(log, at + LOG_OFF_SEC), u32(log, at + LOG_OFF_USEC),
+		log:sub(at + LOG_OFF_IDENT + 1, at + LOG_OFF_IDENT + IDENT_LEN), u32(log, at + LOG_OFF_PID)
 end
 
 -- The first-pass analysis of one datagram into its slot: as analyse() in
--- packet-gsmtaplog.c.  ts, tns: the frame's frame.time, or nil.  Returns
--- the sender's time of a datagram with a log header, for show().
-local function analyse(tvb, pinfo, slot, ts, tns)
+-- packet-gsmtaplog.c.  num: the frame number; clen, len: the datagram's
+-- captured and reported length; offset: where it starts in the frame; ts,
+-- tns: the frame's frame.time, or nil.  Returns the sender's time of a
+-- datagram with a log header, for show().
+local function analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
 	local s = stream_lookup(pinfo)
-	local clen, len = tvb:len(), tvb:reported_len()
-	local flags = tvb:offset() * OFFSET_UNIT
-	local head = head_of(tvb)
-	local verdict, hdr, lost
+	local flags = offset * OFFSET_UNIT
+	local head = head_of(tvb, clen)
+	local verdict, hdr
 
 	R_stream[slot] = s.index
 	R_flags[slot] = flags
@@ -647,8 +705,7 @@ local function analyse(tvb, pinfo, slot, ts, tns)
 
 	local seq = clen >= OFF_FRAME_NUMBER + 4 and u32(head, OFF_FRAME_NUMBER) or 0
 	if clen < hdr + LOG_OFF_LEVEL + 1 then
-		flags, lost = analyse_seq(s, slot, flags, seq, pinfo.number, true)
-		R_flags[slot], R_lost[slot] = flags, lost
+		R_flags[slot] = analyse_seq(s, slot, flags, seq, num, true)
 		return
 	end
 	flags = flags + F_HAS_LOG
@@ -663,11 +720,11 @@ local function analyse(tvb, pinfo, slot, ts, tns)
 		flags = flags + F_TRUNCATED
 	end
 
-	flags, lost = analyse_seq(s, slot, flags, seq, pinfo.number, keep_ident(s, ident), pid, ss, sns)
+	flags = analyse_seq(s, slot, flags, seq, num, keep_ident(s, ident), pid, ss, sns)
 	if not sent_range then
 		flags = analyse_time(s, slot, flags, pid, ss, sns, captured_clock(pinfo, ts, tns))
 	end
-	R_flags[slot], R_lost[slot] = flags, lost
+	R_flags[slot] = flags
 	return ss, sns
 end
 
@@ -679,7 +736,7 @@ end
 
 -- The sender's time of a datagram with a log header, from its bytes.
 local function sent_of(tvb)
-	local head = head_of(tvb)
+	local head = head_of(tvb, tvb:len())
 	return timing_sent(log_fields(tvb, head, byte(head, OFF_HDR_LEN + 1) * 4))
 end
 
@@ -695,7 +752,7 @@ local function exact_excess(slot, flags, ss, sns, ts, tns)
 	end
 	flags = with(flags, F_RX_RANGE, not rx_in_range(ts, tns))
 	if not has(flags, F_RX_RANGE) then
-		R_excess_s[slot], R_excess_ns[slot] = timing_excess(e.delay, ss, sns, ts, tns)
+		pack_time(R_excess, slot, timing_excess(e.delay, ss, sns, ts, tns))
 	end
 	e.done = R_line[slot]
 	R_exact[slot], R_line[slot] = nil, nil
@@ -723,7 +780,7 @@ local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 	end
 
 	if has(flags, F_HAS_SEQ) then
-		local lost = R_lost[slot]
+		local lost = R_lost[slot] or 0
 		ti:add(hf.seq, tvb(OFF_FRAME_NUMBER, 4))
 		local pi = generated(ti, hf.lost, lost)
 		if lost > 0 then
@@ -751,7 +808,7 @@ local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 		return
 	end
 	if has(flags, F_HAS_DELTA) then
-		local pi = generated(ti, hf.delta, NSTime(R_delta_s[slot], R_delta_ns[slot]))
+		local pi = generated(ti, hf.delta, unpack_time(R_delta, slot))
 		if has(flags, F_CLOCK_BACK) then
 			pi:add_proto_expert_info(ei.clock_back)
 		end
@@ -770,7 +827,7 @@ local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 		if ts then
 			generated(ti, hf.delay, NSTime(sub(ts, tns, ss, sns)))
 		end
-		generated(ti, hf.delay_excess, NSTime(R_excess_s[slot], R_excess_ns[slot]))
+		generated(ti, hf.delay_excess, unpack_time(R_excess, slot))
 	end
 	if has(flags, F_TRUNCATED) then
 		ti:add_proto_expert_info(ei.truncated)
@@ -789,8 +846,8 @@ local gsmtap = udp_port:get_dissector(PORT) or Dissector.get("gsmtap")
 -- datagram shows what the top level shows for a cut, without the built-in
 -- fields of its captured part.  A malformed one is shown by Dissector:call()
 -- and must not cost us our own analysis.
-local function call_builtin(tvb, pinfo, tree)
-	if tvb:len() < tvb:reported_len() then
+local function call_builtin(tvb, pinfo, tree, clen, len)
+	if clen < len then
 		tree:add(tvb(), "[Packet size limited during capture: gsmtaplog.lua does not show the " ..
 			 "built-in GSMTAP fields of a cut datagram]")
 		pinfo.cols.info:append("[Packet size limited during capture]")
@@ -800,30 +857,32 @@ local function call_builtin(tvb, pinfo, tree)
 end
 
 function proto.dissector(tvb, pinfo, tree)
-	call_builtin(tvb, pinfo, tree)
+	local clen, len = tvb:len(), tvb:reported_len()
+	call_builtin(tvb, pinfo, tree, clen, len)
 
 	-- A datagram quoted in an ICMP error was not received: it is no line of the stream.
 	if pinfo.in_error_pkt then
-		return tvb:len()
+		return clen
 	end
 	local ts, tns = capture_time(pinfo)
+	local num, offset = pinfo.number, tvb:offset()
 	local slot, ss, sns
 	if not pinfo.visited then
 		if results_stale then
 			results_new()
 		end
-		slot = slot_of(pinfo.number, tvb:offset(), true)
-		ss, sns = analyse(tvb, pinfo, slot, ts, tns)
+		slot = slot_of(num, offset, true)
+		ss, sns = analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
 	else
-		slot = slot_of(pinfo.number, tvb:offset(), false)
+		slot = slot_of(num, offset, false)
 		if not slot then
-			return tvb:len()
+			return clen
 		end
 	end
 	if R_flags[slot] % V_UNIT ~= V_NOT_LOG then
 		show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 	end
-	return tvb:len()
+	return clen
 end
 
 udp_port:add(PORT, proto)

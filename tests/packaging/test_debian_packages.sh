@@ -51,7 +51,8 @@ is "$(contents gsmtaplog-wireshark | sort | tr '\n' ' ')" \
 is "$(dpkg-deb -f "$T/gsmtaplog-wireshark_${VERSION}_$ARCH.deb" Depends | tr ',' '\n' | grep -cE "^ *$WS_PACKAGE \\(<< ${WS_RELEASE%.*}\\.$((${WS_RELEASE#*.} + 1))~\\)$")" 1 \
 	"and it depends on Wireshark $WS_RELEASE.x ($WS_PACKAGE), the only ABI it loads into"
 is "$(contents gsmtap-logd | sort | tr '\n' ' ')" \
-	"/etc/logrotate.d/gsmtap-logd $UNITDIR/gsmtap-logd.service $UNITDIR/gsmtap-logd.socket /usr/bin/gsmtap-logd /usr/share/man/man8/gsmtap-logd.8.gz " \
+	"$(printf '%s\n' /etc/logrotate.d/gsmtap-logd "$UNITDIR"/gsmtap-logd.{service,socket} /usr/bin/gsmtap-logd \
+		/usr/share/man/man8/gsmtap-logd.8.gz | sort | tr '\n' ' ')" \
 	"gsmtap-logd: the daemon, its units, the logrotate snippet, its manual (and the capture example in its doc)"
 is "$(contents libgsmtaplog0 | sort | tr '\n' ' ')" \
 	"/usr/lib/$MULTIARCH/libgsmtaplog.so.0 /usr/lib/$MULTIARCH/libgsmtaplog.so.$VERSION " "libgsmtaplog0: the library alone"
@@ -76,8 +77,9 @@ is "$(dpkg-query -W -f='${db:Status-Abbrev}${Version}\n' "${PACKAGES[@]}" | sort
 UNIT=$UNITDIR/gsmtap-logd.service
 systemd-analyze verify --man=no "$UNIT" "$UNITDIR/gsmtap-logd.socket" >"$T/verify.out" 2>&1
 is "$?/$(cat "$T/verify.out")" "0/" "systemd-analyze verify of the installed units: clean"
-is "$(systemd-analyze security --offline=true "$UNIT" | sed -n 's/^→ Overall exposure level for gsmtap-logd.service: //p')" \
-	"1.1 OK 🙂" "systemd-analyze security of the installed service: 1.1 OK"
+# (Its smiley, 🙂 or :-), depends on the release and the terminal.)
+is "$(systemd-analyze security --offline=true "$UNIT" | sed -n 's/^→ Overall exposure level for gsmtap-logd.service: //p' |
+	cut -d' ' -f1,2)" "1.1 OK" "systemd-analyze security of the installed service: 1.1 OK"
 logrotate -d /etc/logrotate.d/gsmtap-logd >"$T/logrotate.out" 2>&1
 is "$?/$(grep -ci error "$T/logrotate.out")" 0/0 "logrotate reads the installed snippet without an error"
 chmod 0711 "$T"
@@ -165,7 +167,8 @@ is "$(grep 'gsmtap-logd: received=' "$T/hlr/logd.err" | tail -n 1 | tr ' ' '\n' 
 is "$(man -w gsmtaplog gsmtaplog_close gsmtaplog-wire 2>&1 | tr '\n' ' ')" \
 	"/usr/share/man/man3/gsmtaplog.3.gz /usr/share/man/man3/gsmtaplog_open.3.gz /usr/share/man/man7/gsmtaplog-wire.7.gz " \
 	"man finds gsmtaplog(3), gsmtaplog_close(3) (a link to gsmtaplog_open(3)) and gsmtaplog-wire(7)"
-man 3 gsmtaplog_close 2>/dev/null | grep -q 'gsmtaplog_open, gsmtaplog_close, gsmtaplog_fd'
+# (Debian 13's groff justifies the NAME line with more spaces.)
+man 3 gsmtaplog_close 2>/dev/null | tr -s ' ' | grep -q 'gsmtaplog_open, gsmtaplog_close, gsmtaplog_fd'
 ok $? "gsmtaplog_close(3) shows gsmtaplog_open(3)'s page"
 
 # What the service leaves in /var/log, laid out as systemd makes LogsDirectory=gsmtap with

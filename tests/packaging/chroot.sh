@@ -1,5 +1,5 @@
-# SPDX-License-Identifier: GPL-2.0-or-later
 # chroot.sh: a Debian system made by debootstrap once per machine, and a run's own chroot over it (an overlay).
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced after tap.sh by the tests that build or run gsmtaplog on a clean Debian (test_clean_chroot: Debian 12,
 # the library alone; test_trixie: Debian 13, everything).
 CHROOT_CACHE=${GSMTAPLOG_CHROOT_CACHE:-/var/cache/gsmtaplog}

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
+# installed_hlr.sh DIR: the installed collector records the system's own osmo-hlr through the installed shim.
 # SPDX-License-Identifier: GPL-2.0-or-later
-# installed_hlr.sh DIR: the installed packages record the system's own osmo-hlr through the installed shim,
-# in a network namespace of its own (osmo-hlr's fixed VTY port and 4729 meet no other test there).
+# In a network namespace of its own: osmo-hlr's fixed VTY port and 4729 meet no other test there.
 # Run by test_debian_packages.sh as `unshare -n installed_hlr.sh DIR`: the installed gsmtap-logd writes
 # DIR/hlr.pcapng and its report DIR/logd.err; osmo-hlr, under LD_PRELOAD of the installed shim and with
-# `log gsmtap 127.0.0.1`, logs what some VTY commands make it log.  Exits non-zero, saying why, when a
-# step fails; the caller checks what was recorded.
+# `log gsmtap 127.0.0.1`, logs what some VTY commands make it log.  Exits non-zero when a step fails (the
+# caller shows what it printed); the caller checks what was recorded.
 set -u
 DIR=${1:?usage: unshare -n $0 DIR}
 VTY_PY=$(dirname "$0")/../osmo/vty.py

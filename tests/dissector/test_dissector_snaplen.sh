@@ -46,8 +46,11 @@ Cut by the capture's snaplen: 48 of 117 bytes captured" "the cut expert says how
 is "$(ts_with -r "$T/snap96.pcapng" -Y 'frame.number == 1' -T fields -e gsmtap_log.ident -e gsmtap_log.pid -e gsmtap_log.string 2>/dev/null)" \
 	"fixture-a	100	" "the built-in fields up to the cut are still there"
 v=$(ts_with -r "$T/snap96.pcapng" -V 2>/dev/null)
-is "$(grep -c '^\[Packet size limited during capture: GSMTAP-LOG truncated\]' <<<"$v")" 22 \
-	"the built-in dissector's bounds error is shown once per cut frame"
+# Frame 23's GSMTAP version 3: Wireshark 4.0 still hands it to GSMTAP-LOG, 4.4 stops at "unknown version".
+bounds=22
+[ "$ws_version" = 4.0 ] || bounds=21
+is "$(grep -c '^\[Packet size limited during capture: GSMTAP-LOG truncated\]' <<<"$v")" "$bounds" \
+	"the built-in dissector's bounds error is shown once per cut frame it dissects"
 is "$(grep -c '^GSMTAP log timing analysis' <<<"$v")" 24 "the plugin's tree on every frame after it"
 is "$(grep -c 'GSMTAPlog truncated\|Malformed Packet: GSMTAPlog' <<<"$v")" 0 \
 	"the plugin itself never reads past what was captured"

@@ -46,8 +46,10 @@ EOF
 
 fields=(-T fields -E separator=, -e frame.number -e gsmtaplog.delta -e gsmtaplog.delay
 	-e gsmtaplog.delay_excess -e _ws.expert.message)
+# c_fields ARGS: the C plugin's fields; tshark 4.4 writes a comma inside a value as "\," (4.0 as it is).
+c_fields() { ts_with "$@" "${fields[@]}" 2>/dev/null | sed 's/\\,/,/g'; }
 msg="Capture time outside 1970 to 2262 (64-bit ns): no delay, the stream's smallest delay kept"
-year=$(ts_with -r "$T/y2262.pcapng" "${fields[@]}" 2>/dev/null)
+year=$(c_fields -r "$T/y2262.pcapng")
 is "$year" "1,,0.000100000,0.000000000,
 2,0.001000000,0.000150000,0.000050000,
 3,0.001000000,,,$msg
@@ -55,7 +57,7 @@ is "$year" "1,,0.000100000,0.000000000,
 5,0.001000000,0.000100000,0.000000000,
 6,0.001000000,0.000120000,0.000020000," \
 	"past 2262, C: an expert info and no delay on frame 3, the excess of 4-6 against frames 1-2"
-epoch=$(ts_with -2 -r "$T/epoch.pcapng" "${fields[@]}" 2>/dev/null)
+epoch=$(c_fields -2 -r "$T/epoch.pcapng")
 is "$epoch" "1,,-1699999988.000999877,0.000000000,
 2,0.001000000,-1699999988.000999543,0.000000334,
 3,0.001000000,-1699999988.000999211,0.000000666,
@@ -64,7 +66,7 @@ is "$epoch" "1,,-1699999988.000999877,0.000000000,
 6,0.001000000,0.000200377,1699999988.001200254,
 7,0.001000000,0.000100419,1699999988.001100296," \
 	"1970 to 2023, C: every delay and excess to the nanosecond"
-sent=$(ts_with -r "$T/sent.pcapng" "${fields[@]}" 2>/dev/null)
+sent=$(c_fields -r "$T/sent.pcapng")
 is "$sent" "1,,0.000100000,0.000000000,
 2,0.001000000,0.000150000,0.000050000,
 3,,,,Sender time 4294967295 s (all ones): no delta, no delay, the stream's timing kept

@@ -94,6 +94,11 @@ bts_log_config() {
 	printf '%s\n' 'line vty' ' bind 127.0.0.1' ' no login'
 }
 
+# bts_has_transport_role: whether osmo-bsc's ASPs have `transport-role` (libosmo-sigtran 2.x).
+bts_has_transport_role() {
+	osmo-bsc --vty-ref-xml 2>/dev/null | grep -q "command id='transport-role "
+}
+
 # bts_config MODE NAME: the program's whole config.
 bts_config() {
 	bts_log_config "$@"
@@ -109,10 +114,16 @@ bts_config() {
 		printf '%s\n' mgcp ' bind ip 127.0.0.1' ' bind port 2427' ' rtp port-range 16000 16999' \
 			' rtp bind-ip 127.0.0.1' ' number endpoints 64' ;;
 	bsc)
+		# The ASP's roles: libosmo-sigtran 2.1 (Debian 13) refuses an ASP without them; 7.0 (Debian 12)
+		# knows the first alone.
+		local transport=()
+		bts_has_transport_role && transport=('  transport-role client')
 		printf '%s\n' 'cs7 instance 0' ' point-code 0.23.3' ' asp asp-clnt-msc-0 5000 0 ipa' \
-			'  remote-ip 127.0.0.1' ' as as-clnt-msc-0 ipa' '  asp asp-clnt-msc-0' '  routing-key 0 0.23.3' \
+			'  remote-ip 127.0.0.1' '  role asp' "${transport[@]}" ' as as-clnt-msc-0 ipa' '  asp asp-clnt-msc-0' '  routing-key 0 0.23.3' \
 			'  point-code override dpc 0.23.1' ' sccp-address msc_remote' '  point-code 0.23.1'
-		sed -e 's#TCH/F_TCH/H_SDCCH8_PDCH#TCH/F#' \
+		# Every dynamic timeslot a TCH/F: Debian 12's example names them TCH/F_TCH/H_SDCCH8_PDCH, 13's
+		# DYNAMIC/OSMOCOM.
+		sed -e 's#TCH/F_TCH/H_SDCCH8_PDCH#TCH/F#' -e 's#DYNAMIC/OSMOCOM#TCH/F#' \
 			-e 's/^msc 0$/msc 0\n msc-addr msc_remote\n asp-protocol ipa/' "$BSC_4TRX" ;;
 	bts)
 		# Its virtual Um (GSMTAP over multicast) moves off 4729, the collector's port.

@@ -25,7 +25,7 @@ VTY_PY="$SRCDIR/tests/osmo/vty.py"
 MATCH_PY="$SRCDIR/tests/osmo/match.py"
 MGCP_PY="$SRCDIR/tests/osmo/mgcp.py"
 FILE_LOG="$T/file-target.log"
-need python3 ss
+need python3 ss pgrep
 trap 'osmo_stop 2>/dev/null; kill $(jobs -p) 2>/dev/null; scratch_end' EXIT
 
 free_tcp_port() {
@@ -101,7 +101,7 @@ osmo_daemon_up() {
 		[ -n "$OSMO_PID" ] && (exec 3<>"/dev/tcp/127.0.0.1/$OSMO_VTY") 2>/dev/null && break
 		sleep 0.1
 	done
-	[ -n "$OSMO_PID" ] || bail "the $OSMO_LABEL daemon did not come up: $(head -c 300 "$T/$OSMO_NAME.err")"
+	[ -n "$OSMO_PID" ] || bail "the $OSMO_LABEL daemon did not come up: $(head -c 300 "$T/$OSMO_NAME.err" | tr '\n' ' ')"
 	OSMO_UP=1
 }
 

@@ -7,38 +7,11 @@
 . "$SRCDIR/tests/tap.sh"
 need debootstrap chroot mount
 [ "$(id -u)" = 0 ] || bail "debootstrap and chroot need root"
-# Outside the build directory: a fresh clone's run made it again, 1.5 of its 4.5 minutes.
-BASE=${GSMTAPLOG_CHROOT_CACHE:-/var/cache/gsmtaplog}/bookworm
-INCLUDE=build-essential,meson,ninja-build,pkg-config,iproute2,nftables,netbase
-ROOT=$T/root
-
-# The mirror apt uses here, so that the chroot comes from the same place.
-mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
-[ -n "$mirror" ] || mirror=$(sed -n 's/^deb \(http[^ ]*\) bookworm main.*/\1/p' /etc/apt/sources.list 2>/dev/null | head -n 1)
-[ -n "$mirror" ] || bail "no Debian mirror in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
-# BASE.done: INCLUDE, then the packages as debootstrap left them; a BASE that
-# differs (another INCLUDE, a package added or changed since) is made again.
-packages() { chroot "$1" dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}\n' 2>/dev/null; }
-mkdir -p "$(dirname "$BASE")"
-exec 9>"$BASE.lock"
-flock 9 || bail "cannot lock $BASE.lock"
-if [ ! -f "$BASE.done" ] || [ "$(cat "$BASE.done")" != "$(echo "$INCLUDE"; packages "$BASE")" ]; then
-	# Never into a /proc that a debootstrap cut short left mounted there.
-	umount -q "$BASE/proc" 2>/dev/null
-	rm -rf --one-file-system "$BASE" "$BASE.done"
-	debootstrap --variant=minbase --include="$INCLUDE" bookworm "$BASE" "$mirror" >"$T/debootstrap.log" 2>&1 ||
-		bail "debootstrap failed: $(tail -n 5 "$T/debootstrap.log")"
-	{ echo "$INCLUDE"; packages "$BASE"; } >"$BASE.done"
-fi
-flock -u 9
-# The run's chroot: BASE read-only under an upper layer in T (its / a mount
-# point of its own, so that the tests' private mount namespaces work there as
-# on a machine); and a /proc.
-mkdir -p "$ROOT" "$T/upper" "$T/work"
-mount -t overlay overlay -o "lowerdir=$BASE,upperdir=$T/upper,workdir=$T/work" "$ROOT" &&
-	mount -t proc proc "$ROOT/proc" || bail "cannot mount the chroot's overlay and /proc"
-trap 'kill $(jobs -p) 2>/dev/null; umount "$ROOT/proc"; umount "$ROOT"; scratch_end' EXIT
-in_root() { chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 "$@"; }
+. "$SRCDIR/tests/packaging/chroot.sh"
+# Outside the build directory (chroot.sh): a fresh clone's run made it again, 1.5 of its 4.5 minutes.
+chroot_base bookworm build-essential,meson,ninja-build,pkg-config,iproute2,nftables,netbase
+trap 'kill $(jobs -p) 2>/dev/null; chroot_end; scratch_end' EXIT
+chroot_overlay "$CHROOT_BASE" "$T/root"
 
 is "$(in_root dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' libpcap-dev libwireshark-dev libglib2.0-dev \
 	libosmocore-dev libsystemd-dev 2>/dev/null | grep -c '^ii')" 0 \
@@ -46,9 +19,7 @@ is "$(in_root dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' libpcap-dev lib
 is "$(for p in cc meson ninja pkg-config; do in_root sh -c "command -v $p"; done | tr '\n' ' ')" \
 	"/usr/bin/cc /usr/bin/meson /usr/bin/ninja /usr/bin/pkg-config " "a C compiler, meson, ninja and pkg-config"
 
-mkdir "$ROOT/src"
-git -C "$SRCDIR" ls-files -z --cached --others --exclude-standard | (cd "$SRCDIR" && tar --null -T - -cf -) |
-	tar -C "$ROOT/src" -xf - || bail "cannot copy the source tree"
+copy_tree "$T/root/src"
 in_root meson setup /build /src >"$T/setup.log" 2>&1
 is $? 0 "meson setup /build, no option"
 grep -E '^ +(receiver|dissector|tests|bench) +:' "$T/setup.log" | sed 's/^/# /'

@@ -39,7 +39,7 @@ is "$(figure edge1 received) $(figure edge2 received)" "$E1_SENT $E2_SENT" "each
 is "$(output_figure edge1 written) $(output_figure edge2 written)" "$E1_SENT $E2_SENT" \
 	"JetStream confirmed every one to each edge"
 is "$(output_figure edge1 unwritten) $(output_figure edge2 unwritten)" "0 0" "neither edge lost any"
-is "$(stream_messages GSMTAP)" "$SENT" "the stream holds each once: the publishes sent again were dropped by Nats-Msg-Id"
+is "$(stream_datagrams)" "$SENT" "the stream holds each once: the publishes sent again were dropped by Nats-Msg-Id"
 is "$(figure arch written)" "$SENT" "the archiver wrote $SENT"
 is "$(($(figure arch received) - $(figure arch redelivered)))" "$SENT" "and received each once (besides redeliveries)"
 is "$(figure arch lost)" "$SKIPPED" "its sequence accounting: exactly the gaps the senders left ($SKIPPED)"

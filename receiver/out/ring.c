@@ -18,10 +18,14 @@
 
 /*
  * Files are always opened O_APPEND and never truncated: a name that already
- * exists (a restart, or -b numbers meeting an old file in the same second)
- * gets a new header after its old content.  For pcapng that is a new
- * section, which is valid pcapng; for text it is what syslog users expect.
- * dumpcap truncates instead, which would destroy a log.
+ * exists (a restart without -b) gets a new header after its old content.  For
+ * pcapng that is a new section, which is valid pcapng; for text it is what
+ * syslog users expect.  dumpcap truncates instead, which would destroy a log.
+ * A numbered file (-b) is one run's alone: a run that starts within the second
+ * of an earlier one's file, and numbers from 1 as it did, takes the next free
+ * number instead.  A restarted archiver reads back the newest files and trusts
+ * each file's first mark for everything older (readback.c): a file holding a
+ * later run's records after an earlier run's would break that.
  *
  * Writing is "one write() per batch, or nothing": a failed or short write is
  * cut back with ftruncate() to the size before it, so a reader never meets a
@@ -260,6 +264,16 @@ static void end_last_record(struct ring *r)
 /* Open the current or next file and try to write its header; a header that
  * cannot be written now stays pending and goes out before the next batch.
  * \returns 0 or -errno when the file could not be opened */
+/* Whether r->cur names something already: a file, or anything else (which
+ * open_cur() would refuse).  A name that cannot be looked up is tried: its
+ * open says why it fails. */
+static bool name_taken(const struct ring *r)
+{
+	struct stat sb;
+
+	return fstatat(r->opts.dirfd, r->cur, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static int start_file(struct ring *r, time_t now)
 {
 	struct stat sb;
@@ -267,6 +281,10 @@ static int start_file(struct ring *r, time_t now)
 
 	if (r->numbered) {
 		make_name(r, now);
+		for (unsigned int tries = 1; tries < RING_NUM_MOD && name_taken(r); tries++) {
+			r->count++;
+			make_name(r, now);
+		}
 		drop_oldest(r);
 	}
 	fd = open_cur(r);

@@ -292,27 +292,38 @@ static bool order_cb(int dirfd, const char *name, void *arg)
 	return true;
 }
 
-/* Two runs within one second, each numbering its files from 1: the second run's
- * first file is the first run's, appended to, and the newest of all; what it read
+/* Two runs within one second, each numbering its files from 1: the second run
+ * does not append to the first run's out_00001 (a numbered file is one run's, in
+ * order: a restarted archiver trusts each file's first mark for the files before
+ * it) but takes the next free number, out_00004, the newest of all; what it reads
  * back must come from it first (a restart reads back the newest files first). */
 static void earlier_runs_newest_first(void)
 {
+	static const char first[] = "out_00001_20251129230102.pcapng";
 	struct frames f = { .hdr_width = HDR };
 	const struct timespec pause = { 0, 50 * 1000000 };	/* past the file system's coarse clock */
 	struct order o = { .n = 0 };
 	struct ring *r = open_ring("g/out.pcapng", FILESIZE, 0, 0, &f);
+	uint64_t first_size;
 
 	write_records(r, 0, 3 * PER_FILE, 1, T0);	/* out_00001..00003 */
 	ring_close(r);
+	first_size = size_of("g", first);
 	nanosleep(&pause, NULL);
 	r = open_ring("g/out.pcapng", FILESIZE, 0, 0, &f);
-	write_records(r, 0, 1, 1, T0);			/* out_00001 again, in the same second */
+	write_records(r, 0, 1, 1, T0);			/* in the same second: out_00004 */
+	ok(!strcmp(ring_current(r), "out_00004_20251129230102.pcapng"), "the second run writes %s",
+	   ring_current(r));
 	ring_files(r, order_cb, &o);
 	ring_close(r);
-	is_int(o.n, 3, "three files");
-	ok(o.n == 3 && !strcmp(o.names[0], "out_00001_20251129230102.pcapng") &&
-	   !strcmp(o.names[1], "out_00003_20251129230102.pcapng") && !strcmp(o.names[2], "out_00002_20251129230102.pcapng"),
-	   "newest first by when each was last written: %s, %s, %s", o.names[0], o.names[1], o.names[2]);
+	ok(first_size > 0 && size_of("g", first) == first_size, "the first run's %s is as it left it (%llu bytes)",
+	   first, (unsigned long long)size_of("g", first));
+	is_int(o.n, 4, "four files");
+	ok(o.n == 4 && !strcmp(o.names[0], "out_00004_20251129230102.pcapng") &&
+	   !strcmp(o.names[1], "out_00003_20251129230102.pcapng") &&
+	   !strcmp(o.names[2], "out_00002_20251129230102.pcapng") && !strcmp(o.names[3], first),
+	   "newest first by when each was last written: %s, %s, %s, %s", o.names[0], o.names[1], o.names[2],
+	   o.names[3]);
 }
 
 /* A --workers worker's next life: a ring opened with adopt_since continues the

@@ -264,14 +264,14 @@ static void end_last_record(struct ring *r)
 /* Open the current or next file and try to write its header; a header that
  * cannot be written now stays pending and goes out before the next batch.
  * \returns 0 or -errno when the file could not be opened */
-/* Whether r->cur names something already: a file, or anything else (which
- * open_cur() would refuse).  A name that cannot be looked up is tried: its
- * open says why it fails. */
+/* Whether r->cur names an earlier run's file.  Anything else there (a link,
+ * a FIFO) is not stepped over: open_cur() refuses it, and the records that
+ * cannot be written are counted and said, as a planted name must be. */
 static bool name_taken(const struct ring *r)
 {
 	struct stat sb;
 
-	return fstatat(r->opts.dirfd, r->cur, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+	return fstatat(r->opts.dirfd, r->cur, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode);
 }
 
 static int start_file(struct ring *r, time_t now)

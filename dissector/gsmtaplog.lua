@@ -38,6 +38,14 @@ end
 set_plugin_info({ version = VERSION .. " (active: Lua timing analysis, no C plugin loaded)",
 		  description = "gsmtaplog timing and loss analysis of GSMTAP log datagrams" })
 
+-- The Wireshark calls made for every frame, taken from their classes once: a
+-- method looked up on a TreeItem or Tvb goes through its class's index
+-- function, in C, each time (about a tenth of this file's cost per frame).
+local add_item, set_generated, add_expert = TreeItem.add, TreeItem.set_generated, TreeItem.add_proto_expert_info
+local tvb_len, tvb_reported_len, tvb_offset, tvb_raw, tvb_range = Tvb.len, Tvb.reported_len, Tvb.offset, Tvb.raw,
+	Tvb.range
+local nstime, dissector_call = NSTime.new, Dissector.call
+
 -- wire/wire.h
 local PORT = 4729
 local GSMTAP_VERSION = 2
@@ -204,7 +212,10 @@ end
 -- and b differ (0.996797 - -0.004216 gave 0 s 1001013000 ns).
 local function sub(as, ans, bs, bns)
 	local secs, nsecs = as - bs, ans - bns
-	local carry = math.floor(nsecs / 1000000000)
+	-- math.floor() without a call into C (per frame, it counts): q % 1 is q's
+	-- distance above its floor, exact for doubles, negative ones too
+	local q = nsecs / 1000000000
+	local carry = q - q % 1
 
 	secs, nsecs = secs + carry, nsecs - carry * 1000000000
 	if secs < 0 and nsecs > 0 then
@@ -233,7 +244,7 @@ local function before(as, ans, bs, bns)
 end
 
 local function timing_sent(sec, usec)
-	return sec + math.floor(usec / 1000000), (usec % 1000000) * 1000
+	return sec + (usec - usec % 1000000) / 1000000, (usec % 1000000) * 1000
 end
 
 -- timing_sent_ok(): a sender time of 4294967295 s (all ones) is a damaged or
@@ -338,8 +349,9 @@ proto.prefs["udp.ports"] = Pref.range("Additional UDP ports", "",
 local frame_time = Field.new("frame.time")
 
 local function since_first_frame(rel)
-	local secs = math.floor(rel)
-	local nsecs = math.floor((rel - secs) * 1000000000 + 0.5)
+	local secs = rel - rel % 1
+	local ns = (rel - secs) * 1000000000 + 0.5
+	local nsecs = ns - ns % 1
 
 	if nsecs >= 1000000000 then
 		secs, nsecs = secs + 1, nsecs - 1000000000
@@ -354,19 +366,28 @@ local first_frame_s, first_frame_ns	-- frame.time - rel_ts; first_frame_s false:
 --[[
 The first pass's result for each datagram, which must outlive the init
 routine: two-pass tshark runs it again between the passes, so it is dropped
-only when a new first pass begins.  A million frames are kept, so each
-datagram is a slot in a few arrays of numbers, not a table: its frame
-number, or, for a second datagram in one frame (a tunnel), a slot past the
-last frame that `extra` names.
+only when a new first pass begins.  Each datagram has a slot: its frame
+number, or, for a second datagram in one frame (a tunnel), a negative slot
+that `extra` names.  A slot holds four numbers:
   flags      the verdict (V_*) in the low bits, then the F_* bits, then the
-             datagram's offset in its frame (OFFSET_UNIT)
+             datagram's offset in its frame (OFFSET_UNIT); ABSENT: no datagram
   stream     the stream's index
   delta, excess   its delta (when F_HAS_DELTA) and delay excess (when not
              F_RX_RANGE or F_SENT_RANGE), each one number (pack_time())
+A million frames are kept, and Lua's collector walks all it keeps in every
+cycle, and makes each cycle last as long as what it keeps is large: four
+arrays of a million numbers made a pass over 1M datagrams take 36.6 s of CPU,
+against the C plugin's 11.2 s.  So the slots are kept in chunks of CHUNK
+frames: the chunk at hand as one array, every other one packed (Struct.pack())
+into a ByteArray, whose bytes are Wireshark's, out of the collector's sight
+(packed into Lua strings instead, they still took 31.1 s).  The first pass
+fills them in frame order; a later pass, or a write to an earlier datagram
+(its sender restarted), unpacks the chunk it needs.  A negative slot is a
+table of its own.
 Rare: lost (datagrams lost before it, when any), restart_at (the frame that
 showed it a restart), wide (a time too wide for one number), and, on a pass
 timed by rel_ts, exact and line (its stream's exact clock state and its place
-in it).  Four numbers a datagram: 64 bytes in Lua's arrays.
+in it), each in a sparse table.  32 bytes a datagram.
 ]]
 local V_OK, V_NOT_LOG = 0, 1
 local VERDICTS = { [2] = "short", [3] = "bad_version", [4] = "bad_hdr_len", [5] = "short_log" }
@@ -375,6 +396,9 @@ local F_CUT, F_HAS_SEQ, F_REORDERED, F_DUPLICATE, F_RESTART, F_HAS_LOG = 8, 16, 
 local F_HAS_DELTA, F_CLOCK_BACK, F_RX_RANGE, F_SENT_RANGE, F_TRUNCATED = 512, 1024, 2048, 4096, 8192
 local OFFSET_UNIT = 16384
 
+-- Whether bit is set in flags.  Where it counts, on every frame, the test is
+-- written out instead, flags % (2 * BIT) >= BIT: a call costs more than the
+-- test (21 such calls were 3,600 instructions a datagram, callgrind).
 local function has(flags, bit)
 	return flags % (bit + bit) >= bit
 end
@@ -387,52 +411,114 @@ local function with(flags, bit, on)
 	return on and flags + bit or flags
 end
 
-local R_flags, R_stream, R_delta, R_excess, R_lost, R_restart_at, R_wide, R_exact, R_line
-local extra, next_extra
+local CHUNK = 1024		-- frames a chunk holds
+local FIELDS = 4		-- numbers a slot holds
+local CHUNK_FORMAT = "<" .. string.rep("d", CHUNK * FIELDS)
+local ABSENT = -1		-- the flags of a slot that no datagram took
+local struct_pack, struct_unpack, unpack = Struct.pack, Struct.unpack, table.unpack or unpack
+
+local packed			-- chunk number -> a ByteArray of its CHUNK * FIELDS numbers
+local open, open_k, open_dirty	-- the chunk at hand as an array, its number, and whether it changed
+local R_lost, R_restart_at, R_wide, R_exact, R_line
+local extra, next_extra, extra_slots
 local results_stale = true
 
 local function results_new()
-	R_flags, R_stream, R_delta, R_excess = {}, {}, {}, {}
+	packed, open, open_k, open_dirty = {}, {}, nil, false
 	R_lost, R_restart_at, R_wide, R_exact, R_line = {}, {}, {}, {}, {}
-	extra, next_extra = {}, 0
+	extra, next_extra, extra_slots = {}, 0, {}
 	results_stale = false
+end
+
+-- Make chunk k the one at hand, packing the one it replaces if it changed.
+local function open_chunk(k)
+	if open_dirty then
+		packed[open_k] = ByteArray.new(struct_pack(CHUNK_FORMAT, unpack(open, 1, CHUNK * FIELDS)), true)
+	end
+	local s = packed[k]
+	if s then
+		open = { struct_unpack(CHUNK_FORMAT, s:raw()) }
+		open[CHUNK * FIELDS + 1] = nil	-- unpack()'s last value: where it stopped
+	else
+		for i = 1, CHUNK * FIELDS, FIELDS do
+			open[i], open[i + 1], open[i + 2], open[i + 3] = ABSENT, 0, 0, 0
+		end
+	end
+	open_k, open_dirty = k, false
+end
+
+-- The array that holds slot's four numbers, and the index of the first.
+local function fields_of(slot)
+	if slot < 0 then
+		local r = extra_slots[slot]
+		if not r then
+			r = { ABSENT, 0, 0, 0 }
+			extra_slots[slot] = r
+		end
+		return r, 1
+	end
+	local at = (slot - 1) % CHUNK
+	local k = (slot - 1 - at) / CHUNK
+	if k ~= open_k then
+		open_chunk(k)
+	end
+	return open, at * FIELDS + 1
+end
+
+-- slot's flags, stream, delta and excess
+local function fetch(slot)
+	local a, i = fields_of(slot)
+	return a[i], a[i + 1], a[i + 2], a[i + 3]
+end
+
+local function store(slot, flags, stream, delta, excess)
+	local a, i = fields_of(slot)
+	a[i], a[i + 1], a[i + 2], a[i + 3] = flags, stream, delta, excess
+	open_dirty = open_dirty or slot > 0
+end
+
+-- A later change of slot's flags, and of its excess when given.
+local function restore(slot, flags, excess)
+	local a, i = fields_of(slot)
+	a[i] = flags
+	if excess then
+		a[i + 3] = excess
+	end
+	open_dirty = open_dirty or slot > 0
 end
 
 -- A time (seconds, nanoseconds of one sign, as sub() gives) as one number of
 -- nanoseconds, exact below 2^53; a wider one (2^22 s, 48 days, and more: a
--- sender clock that jumped) is WIDE in the array and the pair in R_wide,
--- keyed by its array and slot.
+-- sender clock that jumped) is WIDE, and the pair is in R_wide, keyed by its
+-- slot and its name ("delta", "excess").
 local NS = 1000000000
 local WIDE_S = 4194304
 local WIDE = -1 / 0
 
-local function pack_time(array, slot, secs, nsecs)
+local function pack_time(slot, name, secs, nsecs)
 	if secs < WIDE_S and secs > -WIDE_S then
-		array[slot] = secs * NS + nsecs
-		return
+		return secs * NS + nsecs
 	end
-	array[slot] = WIDE
 	local w = R_wide[slot] or {}
-	w[array] = { secs, nsecs }
+	w[name] = { secs, nsecs }
 	R_wide[slot] = w
+	return WIDE
 end
 
 -- The time pack_time() stored, as NSTime.  v / NS, below 2^22 and correctly
 -- rounded, never reaches the next whole number, so sub()'s carry is exact.
-local function unpack_time(array, slot)
-	local v = array[slot]
+local function unpack_time(v, slot, name)
 	if v == WIDE then
-		local w = R_wide[slot][array]
-		return NSTime(w[1], w[2])
+		local w = R_wide[slot][name]
+		return nstime(w[1], w[2])
 	end
-	return NSTime(sub(0, v, 0, 0))
+	return nstime(sub(0, v, 0, 0))
 end
 
 -- Whether the time pack_time() stored is below zero.
-local function time_negative(array, slot)
-	local v = array[slot]
+local function time_negative(v, slot, name)
 	if v == WIDE then
-		return R_wide[slot][array][1] < 0
+		return R_wide[slot][name][1] < 0
 	end
 	return v < 0
 end
@@ -454,11 +540,11 @@ end
 
 -- The slot of the datagram at offset in frame num: taken when new.
 local function slot_of(num, offset, new)
-	local f = R_flags[num]
-	if f == nil then
+	local f = fetch(num)
+	if f == ABSENT then
 		return new and num or nil
 	end
-	if math.floor(f / OFFSET_UNIT) == offset then
+	if (f - f % OFFSET_UNIT) / OFFSET_UNIT == offset then
 		return num
 	end
 	local key = num .. "/" .. offset
@@ -591,6 +677,10 @@ local function thread_of(s, pid)
 	return t
 end
 
+-- The flag of each sequence verdict, if any.
+local VERDICT_FLAG = { [SEQ_NONE] = 0, [SEQ_FIRST] = 0, [SEQ_NEXT] = 0, [SEQ_FILLED] = F_REORDERED,
+		       [SEQ_LATE] = F_REORDERED, [SEQ_DUPLICATE] = F_DUPLICATE, [SEQ_RESTART] = F_RESTART }
+
 -- flags with the sequence verdict of event
 local function with_verdict(flags, ev)
 	flags = with(flags, F_REORDERED, ev == SEQ_FILLED or ev == SEQ_LATE)
@@ -601,15 +691,16 @@ end
 -- The held datagram was the stream's sender starting again.
 local function held_was_restart(s)
 	local h = s.held
-	local f = with_verdict(R_flags[h], SEQ_RESTART)
+	local flags, _, delta = fetch(h)
+	local f = with_verdict(flags, SEQ_RESTART)
 	if not has(f, F_HAS_LOG) or has(f, F_SENT_RANGE) then
-		R_flags[h] = f
+		restore(h, f)
 		return
 	end
-	if has(f, F_HAS_DELTA) and time_negative(R_delta, h) then
+	if has(f, F_HAS_DELTA) and time_negative(delta, h, "delta") then
 		f = with(f, F_CLOCK_BACK, true)
 	end
-	R_flags[h] = f
+	restore(h, f)
 	local t = thread_of(s, s.held_pid)
 	t.ss, t.sns = s.held_ss, s.held_sns
 	t.have = true
@@ -626,7 +717,7 @@ local function analyse_seq(s, slot, flags, seq, num, same_sender, pid, ss, sns)
 		R_restart_at[slot] = s.held_num
 		held_was_restart(s)
 	end
-	flags = with_verdict(flags, event)
+	flags = flags + VERDICT_FLAG[event]	-- none of them is set yet
 	s.held = held and slot or nil
 	s.held_num = num
 	s.held_pid, s.held_ss, s.held_sns = pid, ss, sns
@@ -636,14 +727,16 @@ local function analyse_seq(s, slot, flags, seq, num, same_sender, pid, ss, sns)
 	return flags
 end
 
--- returns flags with the timing's
+-- returns flags with the timing's, the delta and the excess (pack_time())
 local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
 	local t = thread_of(s, pid)
-	local has_delta, clock_back, ds, dns = timing_delta(t, ss, sns, has(flags, F_REORDERED) or has(flags, F_DUPLICATE))
+	local is_late = flags % (2 * F_REORDERED) >= F_REORDERED or flags % (2 * F_DUPLICATE) >= F_DUPLICATE
+	local has_delta, clock_back, ds, dns = timing_delta(t, ss, sns, is_late)
+	local delta, excess = 0, 0
 
 	if has_delta then
 		flags = flags + F_HAS_DELTA
-		pack_time(R_delta, slot, ds, dns)
+		delta = pack_time(slot, "delta", ds, dns)
 	end
 	if clock_back then
 		flags = flags + F_CLOCK_BACK
@@ -651,20 +744,21 @@ local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
 	if not in_range then
 		flags = flags + F_RX_RANGE
 	else
-		pack_time(R_excess, slot, timing_excess(s.delay, ss, sns, rs, rns))
+		excess = pack_time(slot, "excess", timing_excess(s.delay, ss, sns, rs, rns))
 	end
 	-- Timed by rel_ts: its place among the stream's lines, for exact_excess().
 	if not first_frame_s then
 		s.exact.lines = s.exact.lines + 1
 		R_exact[slot], R_line[slot] = s.exact, s.exact.lines
 	end
-	return flags
+	return flags, delta, excess
 end
 
 -- The datagram's first bytes: the GSMTAP header and, when it has the usual
 -- length, the log header's fields up to the level.
 local function head_of(tvb, clen)
-	return tvb:raw(0, math.min(clen, GSMTAP_HDR_LEN + LOG_OFF_LEVEL + 1))
+	local head_len = GSMTAP_HDR_LEN + LOG_OFF_LEVEL + 1
+	return tvb_raw(tvb, 0, clen < head_len and clen or head_len)
 end
 
 -- The log header's fields: hdr bytes in, of head (head_of()) or read anew
@@ -672,46 +766,39 @@ end
 local function log_fields(tvb, head, hdr)
 	local log, at = head, hdr
 	if #head < hdr + LOG_OFF_LEVEL + 1 then
-		log, at = tvb:raw(hdr, LOG_OFF_LEVEL + 1), 0
+		log, at = tvb_raw(tvb, hdr, LOG_OFF_LEVEL + 1), 0
 	end
 	return u32(log, at + LOG_OFF_SEC), u32(log, at + LOG_OFF_USEC),
 		log:sub(at + LOG_OFF_IDENT + 1, at + LOG_OFF_IDENT + IDENT_LEN), u32(log, at + LOG_OFF_PID)
 end
 
--- The first-pass analysis of one datagram into its slot: as analyse() in
--- packet-gsmtaplog.c.  num: the frame number; clen, len: the datagram's
--- captured and reported length; offset: where it starts in the frame; ts,
--- tns: the frame's frame.time, or nil.  Returns the sender's time of a
--- datagram with a log header, for show().
-local function analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
-	local s = stream_lookup(pinfo)
+-- The first-pass analysis of one datagram: as analyse() in packet-gsmtaplog.c.
+-- s: its stream; num: the frame number; clen, len: the datagram's captured and
+-- reported length; offset: where it starts in the frame; ts, tns: the frame's
+-- frame.time, or nil.  Returns its flags, delta and excess (pack_time()), and
+-- the sender's time of a datagram with a log header, for show().
+local function analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts, tns)
 	local flags = offset * OFFSET_UNIT
 	local head = head_of(tvb, clen)
 	local verdict, hdr
 
-	R_stream[slot] = s.index
-	R_flags[slot] = flags
 	if clen < len then
 		flags = flags + F_CUT
-		R_flags[slot] = flags
 		if clen < OFF_TYPE + 1 then
-			return
+			return flags, 0, 0
 		end
 	end
 	if clen >= OFF_TYPE + 1 and byte(head, OFF_TYPE + 1) ~= TYPE_LOG then
-		R_flags[slot] = flags + V_NOT_LOG
-		return
+		return flags + V_NOT_LOG, 0, 0
 	end
 	verdict, hdr = classify(head, len)
 	if verdict ~= V_OK then
-		R_flags[slot] = flags + verdict
-		return
+		return flags + verdict, 0, 0
 	end
 
 	local seq = clen >= OFF_FRAME_NUMBER + 4 and u32(head, OFF_FRAME_NUMBER) or 0
 	if clen < hdr + LOG_OFF_LEVEL + 1 then
-		R_flags[slot] = analyse_seq(s, slot, flags, seq, num, true)
-		return
+		return analyse_seq(s, slot, flags, seq, num, true), 0, 0
 	end
 	flags = flags + F_HAS_LOG
 	local sec, usec, ident, pid = log_fields(tvb, head, hdr)
@@ -726,22 +813,26 @@ local function analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
 	end
 
 	flags = analyse_seq(s, slot, flags, seq, num, keep_ident(s, ident), pid, ss, sns)
-	if not sent_range then
-		flags = analyse_time(s, slot, flags, pid, ss, sns, captured_clock(pinfo, ts, tns))
+	if sent_range then
+		return flags, 0, 0, ss, sns
 	end
-	R_flags[slot] = flags
-	return ss, sns
+	local delta, excess
+	flags, delta, excess = analyse_time(s, slot, flags, pid, ss, sns, captured_clock(pinfo, ts, tns))
+	return flags, delta, excess, ss, sns
 end
 
-local function generated(tree, field, value)
-	local item = tree:add(field, value)
-	item:set_generated()
-	return item
+-- The first-pass analysis of one datagram into its slot.  Returns the
+-- sender's time of a datagram with a log header, for show().
+local function analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
+	local s = stream_lookup(pinfo)
+	local flags, delta, excess, ss, sns = analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts, tns)
+	store(slot, flags, s.index, delta, excess)
+	return ss, sns
 end
 
 -- The sender's time of a datagram with a log header, from its bytes.
 local function sent_of(tvb)
-	local head = head_of(tvb, tvb:len())
+	local head = head_of(tvb, tvb_len(tvb))
 	return timing_sent(log_fields(tvb, head, byte(head, OFF_HDR_LEN + 1) * 4))
 end
 
@@ -755,25 +846,29 @@ local function exact_excess(slot, flags, ss, sns, ts, tns)
 	if not e or e.done ~= R_line[slot] - 1 then
 		return flags
 	end
+	local excess
 	flags = with(flags, F_RX_RANGE, not rx_in_range(ts, tns))
 	if not has(flags, F_RX_RANGE) then
-		pack_time(R_excess, slot, timing_excess(e.delay, ss, sns, ts, tns))
+		excess = pack_time(slot, "excess", timing_excess(e.delay, ss, sns, ts, tns))
 	end
 	e.done = R_line[slot]
 	R_exact[slot], R_line[slot] = nil, nil
-	R_flags[slot] = flags
-	return flags
+	restore(slot, flags, excess)
+	return flags, excess
 end
 
 -- Show the stored analysis; runs on every pass (packet-gsmtaplog.c: show()).
 -- ss, sns: the sender's time when the analysis has just read it, else nil.
 local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
-	local flags = R_flags[slot]
+	local flags, stream, delta, excess = fetch(slot)
 	local verdict = flags % V_UNIT
-	local ti = tree:add(proto, tvb())
-	generated(ti, hf.stream, R_stream[slot])
+	if verdict == V_NOT_LOG then
+		return
+	end
+	local ti = add_item(tree, proto, tvb_range(tvb))
+	set_generated(add_item(ti, hf.stream, stream))
 
-	if has(flags, F_CUT) then
+	if flags % (2 * F_CUT) >= F_CUT then
 		ti:add_proto_expert_info(ei.cut, string.format("Cut by the capture's snaplen: %d of %d bytes captured%s",
 			tvb:len(), tvb:reported_len(),
 			(has(flags, F_HAS_LOG) or verdict ~= V_OK) and "" or ", too few for the timing analysis"))
@@ -784,57 +879,59 @@ local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 		return
 	end
 
-	if has(flags, F_HAS_SEQ) then
+	if flags % (2 * F_HAS_SEQ) >= F_HAS_SEQ then
 		local lost = R_lost[slot] or 0
-		ti:add(hf.seq, tvb(OFF_FRAME_NUMBER, 4))
-		local pi = generated(ti, hf.lost, lost)
+		add_item(ti, hf.seq, tvb_range(tvb, OFF_FRAME_NUMBER, 4))
+		local pi = set_generated(add_item(ti, hf.lost, lost))
 		if lost > 0 then
 			pi:add_proto_expert_info(ei.lost, string.format("%d datagram%s of this stream lost before this one",
 				lost, lost == 1 and "" or "s"))
 			pinfo.cols.info:append(string.format(" [%d lost]", lost))
 		end
-		if has(flags, F_REORDERED) then
+		if flags % (2 * F_REORDERED) >= F_REORDERED then
 			ti:add_proto_expert_info(ei.reordered)
 			pinfo.cols.info:append(" [reordered]")
 		end
-		if has(flags, F_DUPLICATE) then
+		if flags % (2 * F_DUPLICATE) >= F_DUPLICATE then
 			ti:add_proto_expert_info(ei.duplicate)
 		end
-		if has(flags, F_RESTART) then
+		if flags % (2 * F_RESTART) >= F_RESTART then
 			ti:add_proto_expert_info(ei.restart)
 		end
 		local restart_at = R_restart_at[slot]
 		if restart_at then
-			generated(ti, hf.restart_at, restart_at)
+			set_generated(add_item(ti, hf.restart_at, restart_at))
 		end
 	end
 
-	if not has(flags, F_HAS_LOG) then
+	if flags % (2 * F_HAS_LOG) < F_HAS_LOG then
 		return
 	end
-	if has(flags, F_HAS_DELTA) then
-		local pi = generated(ti, hf.delta, unpack_time(R_delta, slot))
-		if has(flags, F_CLOCK_BACK) then
+	if flags % (2 * F_HAS_DELTA) >= F_HAS_DELTA then
+		local pi = set_generated(add_item(ti, hf.delta, unpack_time(delta, slot, "delta")))
+		if flags % (2 * F_CLOCK_BACK) >= F_CLOCK_BACK then
 			pi:add_proto_expert_info(ei.clock_back)
 		end
 	end
-	if ts and not has(flags, F_SENT_RANGE) then
+	if ts and flags % (2 * F_SENT_RANGE) < F_SENT_RANGE then
 		if not ss then
 			ss, sns = sent_of(tvb)
 		end
-		flags = exact_excess(slot, flags, ss, sns, ts, tns)
+		local exact
+		flags, exact = exact_excess(slot, flags, ss, sns, ts, tns)
+		excess = exact or excess
 	end
-	if has(flags, F_SENT_RANGE) then
+	if flags % (2 * F_SENT_RANGE) >= F_SENT_RANGE then
 		ti:add_proto_expert_info(ei.sent_range)
-	elseif has(flags, F_RX_RANGE) then
+	elseif flags % (2 * F_RX_RANGE) >= F_RX_RANGE then
 		ti:add_proto_expert_info(ei.rx_range)
 	else
 		if ts then
-			generated(ti, hf.delay, NSTime(sub(ts, tns, ss, sns)))
+			set_generated(add_item(ti, hf.delay, nstime(sub(ts, tns, ss, sns))))
 		end
-		generated(ti, hf.delay_excess, unpack_time(R_excess, slot))
+		set_generated(add_item(ti, hf.delay_excess, unpack_time(excess, slot, "excess")))
 	end
-	if has(flags, F_TRUNCATED) then
+	if flags % (2 * F_TRUNCATED) >= F_TRUNCATED then
 		ti:add_proto_expert_info(ei.truncated)
 	end
 end
@@ -858,11 +955,11 @@ local function call_builtin(tvb, pinfo, tree, clen, len)
 		pinfo.cols.info:append("[Packet size limited during capture]")
 		return
 	end
-	pcall(gsmtap.call, gsmtap, tvb, pinfo, tree)
+	pcall(dissector_call, gsmtap, tvb, pinfo, tree)
 end
 
 function proto.dissector(tvb, pinfo, tree)
-	local clen, len = tvb:len(), tvb:reported_len()
+	local clen, len = tvb_len(tvb), tvb_reported_len(tvb)
 	call_builtin(tvb, pinfo, tree, clen, len)
 
 	-- A datagram quoted in an ICMP error was not received: it is no line of the stream.
@@ -870,7 +967,7 @@ function proto.dissector(tvb, pinfo, tree)
 		return clen
 	end
 	local ts, tns = capture_time(pinfo)
-	local num, offset = pinfo.number, tvb:offset()
+	local num, offset = pinfo.number, tvb_offset(tvb)
 	local slot, ss, sns
 	if not pinfo.visited then
 		if results_stale then
@@ -884,9 +981,7 @@ function proto.dissector(tvb, pinfo, tree)
 			return clen
 		end
 	end
-	if R_flags[slot] % V_UNIT ~= V_NOT_LOG then
-		show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
-	end
+	show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 	return clen
 end
 

@@ -50,6 +50,15 @@ need() {	# need PROGRAM...: a missing peer fails loudly, it is never skipped
 	done
 }
 
+# process_runs PID: whether process PID still runs.  An ended child is a zombie (Z) until waited for, dead (X)
+# while the shell reaps it, and then gone: none of those runs (a check that took X or a vanished entry for
+# running saw a process that had just exited as still there).
+process_runs() {
+	local state
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c 1)
+	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]

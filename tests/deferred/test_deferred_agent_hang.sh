@@ -14,14 +14,11 @@ black_hole
 # status, or "running" (it is killed then).  A liveness bound, not a timing: the fault
 # this guards against is an agent that never ends.
 agent_gone() {
-	local state
 	for _ in $(seq $(($1 * 10))); do
-		# ended: a zombie not yet waited for, or already reaped by the shell
-		state=$(sed 's/.*) //' "/proc/$AGENT_PID/stat" 2>/dev/null | cut -c 1)
-		[ -z "$state" ] || [ "$state" = Z ] && break
+		process_runs "$AGENT_PID" || break
 		sleep 0.1
 	done
-	if [ -n "$state" ] && [ "$state" != Z ]; then
+	if process_runs "$AGENT_PID"; then
 		kill -KILL "$AGENT_PID"
 		wait "$AGENT_PID" 2>/dev/null
 		AGENT_STATUS=running

@@ -244,9 +244,9 @@ bts_stop_all() {
 	done
 }
 
-# bts_running PID: whether the child runs (an ended one is a zombie until waited for).
+# bts_running PID: whether the child runs.
 bts_running() {
-	[ -e "/proc/$1" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c 1)" != Z ]
+	process_runs "$1"
 }
 
 # bts_figures FILE N: what the BTS's lines in FILE tell, as KEY=VALUE:

@@ -52,7 +52,7 @@ stop_logd() {
 # logd_running: whether gsmtap-logd has not ended yet (a child that has ended stays a
 # zombie, state Z, until it is waited for).
 logd_running() {
-	[ -e "/proc/$LOGD_PID" ] && [ "$(sed 's/.*) //' "/proc/$LOGD_PID/stat" 2>/dev/null | cut -c 1)" != Z ]
+	process_runs "$LOGD_PID"
 }
 
 # exits_within SECONDS: wait up to SECONDS for gsmtap-logd to end; sets LOGD_STATUS to its exit

@@ -41,7 +41,7 @@ set_plugin_info({ version = VERSION .. " (active: Lua timing analysis, no C plug
 -- The Wireshark calls made for every frame, taken from their classes once: a
 -- method looked up on a TreeItem or Tvb goes through its class's index
 -- function, in C, each time (about a tenth of this file's cost per frame).
-local add_item, set_generated, add_expert = TreeItem.add, TreeItem.set_generated, TreeItem.add_proto_expert_info
+local add_item, set_generated = TreeItem.add, TreeItem.set_generated
 local tvb_len, tvb_reported_len, tvb_offset, tvb_raw, tvb_range = Tvb.len, Tvb.reported_len, Tvb.offset, Tvb.raw,
 	Tvb.range
 local nstime, dissector_call = NSTime.new, Dissector.call

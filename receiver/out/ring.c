@@ -261,9 +261,6 @@ static void end_last_record(struct ring *r)
 		append(r, &r->fmt.record_end, 1);
 }
 
-/* Open the current or next file and try to write its header; a header that
- * cannot be written now stays pending and goes out before the next batch.
- * \returns 0 or -errno when the file could not be opened */
 /* Whether r->cur names an earlier run's file.  Anything else there (a link,
  * a FIFO) is not stepped over: open_cur() refuses it, and the records that
  * cannot be written are counted and said, as a planted name must be. */
@@ -274,6 +271,9 @@ static bool name_taken(const struct ring *r)
 	return fstatat(r->opts.dirfd, r->cur, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode);
 }
 
+/* Open the current or next file and try to write its header; a header that
+ * cannot be written now stays pending and goes out before the next batch.
+ * \returns 0 or -errno when the file could not be opened */
 static int start_file(struct ring *r, time_t now)
 {
 	struct stat sb;

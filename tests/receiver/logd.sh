@@ -49,8 +49,7 @@ stop_logd() {
 	wait "$LOGD_PID" || LOGD_STATUS=$?
 }
 
-# logd_running: whether gsmtap-logd has not ended yet (a child that has ended stays a
-# zombie, state Z, until it is waited for).
+# logd_running: whether gsmtap-logd has not ended yet (process_runs, tap.sh).
 logd_running() {
 	process_runs "$LOGD_PID"
 }

@@ -27,17 +27,18 @@ PACKAGES=(build-essential meson ninja-build pkg-config python3 git
 # tshark 4.4, C plugin and Lua copy (Lua 5.4), less the fuzzing and the many-streams scale, which judge our
 # code alone (Debian 12 runs them); the collector against the system's own peers (libpcap, zlib, zstd,
 # systemd's units and socket activation, tshark reading its output, libosmocore 1.11's sender).
-# Two lines of tests, one test at a time each, as Debian 12's three: the osmo programs' chain (their fixed ports
-# and the 4729 lock make them one at a time anyway), beside it the others (about 11 and 17 minutes on the
-# shared 2-CPU VM).
+# Two lines of tests, one test at a time each, as Debian 12's three: the chain of those that bind 4729 (the osmo
+# programs and the collector's tests on its default port: their fixed ports and the 4729 lock make them one at a
+# time anyway; among the others they waited up to 3 minutes for the lock, idle), beside it the others.
 CHAIN=(test_osmo_bts test_osmo_deferred_hlr test_osmo_deferred_mgw test_osmo_vty_hlr test_osmo_vty_mgw
 	test_osmo_lines_hlr test_osmo_lines_mgw
-	test_osmo_target test_osmo_target_shim test_osmo_deferred_target test_osmo_deferred_target_shim test_osmo_preload)
+	test_osmo_target test_osmo_target_shim test_osmo_deferred_target test_osmo_deferred_target_shim test_osmo_preload
+	test_logd_cli test_logd_osmo test_logd_sink_conflict test_logd_service)
 OTHERS=(test_debian_packages test_dissector_lua
 	test_dissector_fixture test_dissector_reference test_dissector_snaplen test_dissector_clock_step
 	test_dissector_lost_percent test_dissector_ports test_dissector_loss64 test_dissector_times
-	test_logd_cli test_logd_convert test_logd_osmo test_logd_sink_conflict test_logd_rotation test_logd_signals
-	test_logd_privs test_logd_service test_logd_stderr test_logd_json test_logd_activation
+	test_logd_convert test_logd_rotation test_logd_signals
+	test_logd_privs test_logd_stderr test_logd_json test_logd_activation
 	test_logd_read_compressed test_options)
 
 started=$SECONDS

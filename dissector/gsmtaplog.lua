@@ -367,8 +367,9 @@ local first_frame_s, first_frame_ns	-- frame.time - rel_ts; first_frame_s false:
 The first pass's result for each datagram, which must outlive the init
 routine: two-pass tshark runs it again between the passes, so it is dropped
 only when a new first pass begins.  Each datagram has a slot: its frame
-number, or, for a second datagram in one frame (a tunnel), a negative slot
-that `extra` names.  A slot holds four numbers:
+number, or, for a second datagram in one frame (a tunnel, an A-MSDU), a
+negative slot that `extra` names, as does a result moved away (move_away()).
+A slot holds four numbers:
   flags      the verdict (V_*) in the low bits, then the F_* bits, then the
              datagram's offset in its frame (OFFSET_UNIT); ABSENT: no datagram
   stream     the stream's index
@@ -421,12 +422,14 @@ local packed			-- chunk number -> a ByteArray of its CHUNK * FIELDS numbers
 local open, open_k, open_dirty	-- the chunk at hand as an array, its number, and whether it changed
 local R_lost, R_restart_at, R_wide, R_exact, R_line
 local extra, next_extra, extra_slots
+local moves, moved		-- move_away()'s count, and for each slot moved its moves: { move number, slot moved to }
 local results_stale = true
 
 local function results_new()
 	packed, open, open_k, open_dirty = {}, {}, nil, false
 	R_lost, R_restart_at, R_wide, R_exact, R_line = {}, {}, {}, {}, {}
 	extra, next_extra, extra_slots = {}, 0, {}
+	moves, moved = 0, {}
 	results_stale = false
 end
 
@@ -538,23 +541,79 @@ if _VERSION == "Lua 5.2" or _VERSION == "Lua 5.3" then
 	pcall(collectgarbage, "setstepmul", 1000)
 end
 
--- The slot of the datagram at offset in frame num: taken when new.
-local function slot_of(num, offset, new)
-	local f = fetch(num)
-	if f == ABSENT then
-		return new and num or nil
+-- A slot that the first pass takes again: two-pass tshark with a read filter
+-- (-2 -R) gives the frame after one it dropped the dropped one's number.  The
+-- dropped frame's datagram keeps its result, moved to a slot of its own, as
+-- the C plugin's frame data outlives its frame: the stream that holds it may
+-- still learn that it was a restart (held_slot()).  Each move has its number.
+local function move_away(slot)
+	next_extra = next_extra + 1
+	local to = -next_extra
+	store(to, fetch(slot))
+	for _, r in ipairs({ R_lost, R_restart_at, R_wide, R_exact, R_line }) do
+		r[to], r[slot] = r[slot], nil
 	end
-	if (f - f % OFFSET_UNIT) / OFFSET_UNIT == offset then
-		return num
+	moves = moves + 1
+	local m = moved[slot] or {}
+	m[#m + 1] = { moves, to }
+	moved[slot] = m
+end
+
+-- Where the datagram that took slot when moves was at is now.
+local function held_slot(slot, at)
+	for _, m in ipairs(moved[slot] or {}) do
+		if m[1] > at then
+			return m[2]
+		end
 	end
-	local key = num .. "/" .. offset
+	return slot
+end
+
+-- The slot of the datagram at offset in frame num, the nth there in its
+-- dissection (nth_there()): taken when new.
+local function slot_of(num, offset, nth, new)
+	local key
+	if nth == 1 then
+		local f = fetch(num)
+		if f == ABSENT then
+			return new and num or nil
+		end
+		if (f - f % OFFSET_UNIT) / OFFSET_UNIT == offset then
+			if new then
+				move_away(num)
+			end
+			return num
+		end
+		key = num .. "/" .. offset
+	else
+		key = num .. "/" .. offset .. "/" .. nth
+	end
 	local slot = extra[key]
-	if not slot and new then
+	if slot and new then
+		move_away(slot)
+	elseif not slot and new then
 		next_extra = next_extra + 1
 		slot = -next_extra
 		extra[key] = slot
 	end
 	return slot
+end
+
+-- Which of the datagrams at offset in its dissection this one is.  A datagram
+-- in the frame's own bytes has an offset of its own there (at least 28, an
+-- IPv4 and a UDP header before it); one in bytes that Wireshark put together
+-- (an IP reassembly) starts at 8 in them, as another reassembled in the same
+-- frame does: the C plugin tells them apart by their layer, which Lua does not
+-- see, so they are counted in the dissection's private table.  Only those:
+-- the table costs more than the rest of a frame's lookup (the dissector
+-- calls this only below FRAME_MIN_OFFSET).
+local FRAME_MIN_OFFSET = 28
+local NTH_KEY = "gsmtaplog.nth"
+local function nth_there(pinfo, offset)
+	local key = NTH_KEY .. offset
+	local n = (tonumber(pinfo.private[key]) or 0) + 1
+	pinfo.private[key] = tostring(n)
+	return n
 end
 
 local function reset()
@@ -690,7 +749,7 @@ end
 
 -- The held datagram was the stream's sender starting again.
 local function held_was_restart(s)
-	local h = s.held
+	local h = held_slot(s.held, s.held_at)
 	local flags, _, delta = fetch(h)
 	local f = with_verdict(flags, SEQ_RESTART)
 	if not has(f, F_HAS_LOG) or has(f, F_SENT_RANGE) then
@@ -718,7 +777,7 @@ local function analyse_seq(s, slot, flags, seq, num, same_sender, pid, ss, sns)
 		held_was_restart(s)
 	end
 	flags = flags + VERDICT_FLAG[event]	-- none of them is set yet
-	s.held = held and slot or nil
+	s.held, s.held_at = held and slot or nil, moves
 	s.held_num = num
 	s.held_pid, s.held_ss, s.held_sns = pid, ss, sns
 	if lost > 0 then
@@ -968,15 +1027,16 @@ function proto.dissector(tvb, pinfo, tree)
 	end
 	local ts, tns = capture_time(pinfo)
 	local num, offset = pinfo.number, tvb_offset(tvb)
+	local nth = offset >= FRAME_MIN_OFFSET and 1 or nth_there(pinfo, offset)
 	local slot, ss, sns
 	if not pinfo.visited then
 		if results_stale then
 			results_new()
 		end
-		slot = slot_of(num, offset, true)
+		slot = slot_of(num, offset, nth, true)
 		ss, sns = analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
 	else
-		slot = slot_of(num, offset, false)
+		slot = slot_of(num, offset, nth, false)
 		if not slot then
 			return clen
 		end

@@ -158,7 +158,8 @@ static const struct osmo_release *loaded_release(const char *symbol, const char 
 	/* Called once per process, at start-up: realpath() may allocate there. */
 	base = realpath(path, real) ? real : path;
 	base = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
-	snprintf(file, size, "%s", base);
+	/* Cut to fit: it only names the file in a line. */
+	snprintf(file, size, "%.*s", size ? (int)(size - 1) : 0, base);
 	age = age_in(base, soname);
 	for (size_t i = 0; age >= 0 && i < n; i++)
 		if (known[i].age == (unsigned long)age)

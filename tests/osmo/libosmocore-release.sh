@@ -86,11 +86,14 @@ build() {
 			fail "$tarball installed libosmocore $version, not $release" "$dir/libosmocore.log" || return
 		echo "$sum" >"$dir/prefix/from-tarball"
 	fi
-	# No releases inside: this build (the outer) runs their tests.
+	# No releases inside: this build (the outer) runs their tests.  -Werror without link-time optimisation:
+	# with it, gcc gives some warnings only at the link, and not all (-Wformat-truncation in osmo/version.c
+	# was never given).
 	: >"$dir/gsmtaplog.log"
 	[ -f "$dir/gsmtaplog/build.ninja" ] ||
 		step "$dir/gsmtaplog.log" meson setup -Dauto_features=enabled -Dbench=disabled -Dlibosmocore_sources= \
-			-Dwerror=true -Dpkg_config_path="$dir/prefix/lib/pkgconfig" "$dir/gsmtaplog" "$SRCDIR" || return
+			-Db_lto=false -Dwerror=true -Dpkg_config_path="$dir/prefix/lib/pkgconfig" "$dir/gsmtaplog" "$SRCDIR" ||
+			return
 	step "$dir/gsmtaplog.log" ninja -C "$dir/gsmtaplog" "${BUILT[@]}"
 }
 

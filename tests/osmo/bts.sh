@@ -232,21 +232,16 @@ bts_stop_all() {
 		[ -n "$pid" ] || continue
 		kill -TERM "$pid" 2>/dev/null
 		for _ in $(seq 200); do
-			bts_running "$pid" || break
+			process_runs "$pid" || break
 			sleep 0.1
 		done
-		if bts_running "$pid"; then
+		if process_runs "$pid"; then
 			echo "bts.sh: osmo-$name ignored SIGTERM for 20 s: killed" >&2
 			kill -KILL "$pid" 2>/dev/null
 		fi
 		wait "$pid" 2>/dev/null
 		eval "BTS_PID_$name="
 	done
-}
-
-# bts_running PID: whether the child runs.
-bts_running() {
-	process_runs "$1"
 }
 
 # bts_figures FILE N: what the BTS's lines in FILE tell, as KEY=VALUE:

@@ -121,22 +121,25 @@ tap() {
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
 }
 
-# report RELEASE SONAME: the two results of a release that check() built
-report() {
-	local release=$1 soname=$2 dir=$root/libosmocore-$1 err=$root/libosmocore-$1.err got=
+# report_first: waits for the first of check()'s builds in hand (building: PID RELEASE=SONAME pairs) and gives
+# its two results
+report_first() {
+	local status=0 release=${building[1]%%=*} soname=${building[1]#*=} got=
 
-	if [ "$(cat "$dir.built")" = 0 ]; then
-		got=$(readelf -d "$dir/prefix/lib/libosmocore.so" | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p') || got=
+	wait "${building[0]}" || status=$?
+	building=("${building[@]:2}")
+	if [ "$status" = 0 ]; then
+		got=$(readelf -d "$root/libosmocore-$release/prefix/lib/libosmocore.so" |
+			sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p') || got=
 	fi
 	tap "$([ -n "$got" ]; echo $?)" "libosmocore $release built from its tarball, and this project against it with -Werror"
-	[ -n "$got" ] || sed 's/^/# /' "$err"
+	[ -n "$got" ] || sed 's/^/# /' "$root/libosmocore-$release.err"
 	tap "$([ "$got" = "$soname" ]; echo $?)" "its SONAME is $soname, as osmo/meson.build lists (got ${got:-nothing})"
 }
 
 check() {
-	local sources=$1 n=0 arg release building=()
+	local sources=$1 root=$2 n=0 arg release building=()
 
-	root=$2
 	shift 2
 	echo "1..$(($# * 2))"
 	# Two builds at a time, reported in turn: autoreconf, configure and each
@@ -144,21 +147,12 @@ check() {
 	# its time.
 	for arg in "$@"; do
 		release=${arg%%=*}
-		(
-			if locked_build "$sources" "$root" "$release"; then echo 0; else echo 1; fi \
-				>"$root/libosmocore-$release.built"
-		) 2>"$root/libosmocore-$release.err" &
+		locked_build "$sources" "$root" "$release" 2>"$root/libosmocore-$release.err" &
 		building+=("$!" "$arg")
-		if [ ${#building[@]} -eq 4 ]; then
-			wait "${building[0]}" || true
-			report "${building[1]%%=*}" "${building[1]#*=}"
-			building=("${building[@]:2}")
-		fi
+		[ ${#building[@]} -lt 4 ] || report_first
 	done
 	while [ ${#building[@]} -gt 0 ]; do
-		wait "${building[0]}" || true
-		report "${building[1]%%=*}" "${building[1]#*=}"
-		building=("${building[@]:2}")
+		report_first
 	done
 }
 

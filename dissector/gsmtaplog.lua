@@ -42,6 +42,11 @@ set_plugin_info({ version = VERSION .. " (active: Lua timing analysis, no C plug
 -- method looked up on a TreeItem or Tvb goes through its class's index
 -- function, in C, each time (about a tenth of this file's cost per frame).
 local add_item, set_generated = TreeItem.add, TreeItem.set_generated
+-- TreeItem:referenced() came in Wireshark 3.6 (show()); before it, every field is made.
+local has_referenced, referenced = pcall(function() return TreeItem.referenced end)
+if not has_referenced or not referenced then
+	referenced = function() return true end
+end
 local tvb_len, tvb_reported_len, tvb_offset, tvb_raw, tvb_range = Tvb.len, Tvb.reported_len, Tvb.offset, Tvb.raw,
 	Tvb.range
 local nstime, dissector_call = NSTime.new, Dissector.call
@@ -56,6 +61,8 @@ local TEXT_MAX = 4096
 local IDENT_LEN = 16
 local OFF_VERSION, OFF_HDR_LEN, OFF_TYPE, OFF_FRAME_NUMBER = 0, 1, 2, 8
 local LOG_OFF_SEC, LOG_OFF_USEC, LOG_OFF_IDENT, LOG_OFF_PID, LOG_OFF_LEVEL = 0, 4, 8, 24, 28
+-- Struct.unpack()'s format of the log header from sec to pid, which follow one another
+local LOG_FIELDS_FORMAT = ">I4I4c" .. IDENT_LEN .. "I4"
 
 -- wire/seq.h and wire/seq.c
 local SEQ_MOD = 0xffffffff
@@ -284,6 +291,9 @@ end
 
 -- The protocol, its fields and expert infos: as proto_register_gsmtaplog().
 local proto = Proto("GSMTAPlog", "GSMTAP log timing analysis")
+-- What TreeItem:referenced() takes for the protocol as a whole (show()):
+-- there once proto.dissector is set, at the end of this file.
+local proto_handle
 local hf = {
 	stream = ProtoField.uint32("gsmtaplog.stream", "Stream index", base.DEC, nil, nil,
 		"Sender stream (source address and port), 1 for the first seen"),
@@ -509,8 +519,13 @@ local function pack_time(slot, name, secs, nsecs)
 end
 
 -- The time pack_time() stored, as NSTime.  v / NS, below 2^22 and correctly
--- rounded, never reaches the next whole number, so sub()'s carry is exact.
+-- rounded, never reaches the next whole number, so v % NS (Lua's v - floor(v /
+-- NS) * NS) and sub()'s carry are exact.
 local function unpack_time(v, slot, name)
+	if v >= 0 then
+		local nsecs = v % NS
+		return nstime((v - nsecs) / NS, nsecs)
+	end
 	if v == WIDE then
 		local w = R_wide[slot][name]
 		return nstime(w[1], w[2])
@@ -623,13 +638,28 @@ local function reset()
 	first_frame_s, first_frame_ns = nil, nil
 end
 
+-- The Pinfo attributes read for every datagram, read through their getters:
+-- pinfo.number goes through Pinfo's __index function first, a third of the
+-- read's cost (550 of 1,600 instructions, callgrind).  Wireshark 4.0 and 4.4
+-- keep the getters in the instance's metatable (__getters,
+-- wslua_internals.c); a getter missing there is read the usual way.
+local get = {}
+local function take_getters(pinfo)
+	local mt = getmetatable(pinfo)
+	local getters = type(mt) == "table" and rawget(mt, "__getters")
+	for _, name in ipairs({ "number", "visited", "in_error_pkt", "rel_ts", "src", "src_port" }) do
+		local f = type(getters) == "table" and rawget(getters, name)
+		get[name] = type(f) == "function" and f or function(p) return p[name] end
+	end
+end
+
 -- The frame's frame.time (seconds, nanoseconds), or nil.  Looking the field
 -- up costs about as much as the rest of the analysis; once the pass has
 -- first_frame, first_frame + rel_ts is the same time to the nanosecond within
 -- 2^22 s of the first frame (above), and costs nothing.
 local function capture_time(pinfo)
 	if first_frame_s then
-		local rel = pinfo.rel_ts
+		local rel = get.rel_ts(pinfo)
 		if rel > -4194304 and rel < 4194304 then
 			return add(first_frame_s, first_frame_ns, since_first_frame(rel))
 		end
@@ -668,13 +698,12 @@ proto.init = reset
 -- Keyed by the address as displayed, all Lua can see of it: with network name
 -- resolution on, by its name (doc/dissector.md); then by the port.
 local function stream_lookup(pinfo)
-	local addr = tostring(pinfo.src)
+	local addr, port = tostring(get.src(pinfo)), get.src_port(pinfo)
 	local by_port = streams[addr]
 	if not by_port then
 		by_port = {}
 		streams[addr] = by_port
 	end
-	local port = pinfo.src_port
 	local s = by_port[port]
 	if not s then
 		s = { index = next_stream, seq = { last = 0, held = 0 }, ident = "", ident_raw = "", threads = {},
@@ -827,8 +856,8 @@ local function log_fields(tvb, head, hdr)
 	if #head < hdr + LOG_OFF_LEVEL + 1 then
 		log, at = tvb_raw(tvb, hdr, LOG_OFF_LEVEL + 1), 0
 	end
-	return u32(log, at + LOG_OFF_SEC), u32(log, at + LOG_OFF_USEC),
-		log:sub(at + LOG_OFF_IDENT + 1, at + LOG_OFF_IDENT + IDENT_LEN), u32(log, at + LOG_OFF_PID)
+	-- sec, usec, ident (its 16 bytes), pid: one call into C where four u32() and a sub() were five
+	return struct_unpack(LOG_FIELDS_FORMAT, log, at + LOG_OFF_SEC + 1)
 end
 
 -- The first-pass analysis of one datagram: as analyse() in packet-gsmtaplog.c.
@@ -918,6 +947,16 @@ end
 
 -- Show the stored analysis; runs on every pass (packet-gsmtaplog.c: show()).
 -- ss, sns: the sender's time when the analysis has just read it, else nil.
+--
+-- The fields only where they are wanted: in a tree that is shown, or when a
+-- filter, tap, column or "-e" names gsmtaplog or one of its fields or expert
+-- infos (TreeItem:referenced(), true in each of those cases).  The C plugin's
+-- items are dropped unmade there by proto.c, at little cost; a Lua item costs
+-- its userdata, collected later: 4,000 to 8,000 instructions each, the six
+-- fields a third of this file's cost per frame (callgrind, "tshark -T fields
+-- -e gsmtap_log.level").  The expert infos and the Info column are always
+-- added, as the C plugin's are (expert taps, "-z expert"): to the field they
+-- belong to when it was made, else to gsmtaplog's own item.
 local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 	local flags, stream, delta, excess = fetch(slot)
 	local verdict = flags % V_UNIT
@@ -925,7 +964,10 @@ local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 		return
 	end
 	local ti = add_item(tree, proto, tvb_range(tvb))
-	set_generated(add_item(ti, hf.stream, stream))
+	local wanted = referenced(ti, proto_handle)
+	if wanted then
+		set_generated(add_item(ti, hf.stream, stream))
+	end
 
 	if flags % (2 * F_CUT) >= F_CUT then
 		ti:add_proto_expert_info(ei.cut, string.format("Cut by the capture's snaplen: %d of %d bytes captured%s",
@@ -940,8 +982,11 @@ local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 
 	if flags % (2 * F_HAS_SEQ) >= F_HAS_SEQ then
 		local lost = R_lost[slot] or 0
-		add_item(ti, hf.seq, tvb_range(tvb, OFF_FRAME_NUMBER, 4))
-		local pi = set_generated(add_item(ti, hf.lost, lost))
+		local pi = ti
+		if wanted then
+			add_item(ti, hf.seq, tvb_range(tvb, OFF_FRAME_NUMBER, 4))
+			pi = set_generated(add_item(ti, hf.lost, lost))
+		end
 		if lost > 0 then
 			pi:add_proto_expert_info(ei.lost, string.format("%d datagram%s of this stream lost before this one",
 				lost, lost == 1 and "" or "s"))
@@ -958,7 +1003,7 @@ local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 			ti:add_proto_expert_info(ei.restart)
 		end
 		local restart_at = R_restart_at[slot]
-		if restart_at then
+		if restart_at and wanted then
 			set_generated(add_item(ti, hf.restart_at, restart_at))
 		end
 	end
@@ -967,12 +1012,13 @@ local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 		return
 	end
 	if flags % (2 * F_HAS_DELTA) >= F_HAS_DELTA then
-		local pi = set_generated(add_item(ti, hf.delta, unpack_time(delta, slot, "delta")))
+		local pi = wanted and set_generated(add_item(ti, hf.delta, unpack_time(delta, slot, "delta"))) or ti
 		if flags % (2 * F_CLOCK_BACK) >= F_CLOCK_BACK then
 			pi:add_proto_expert_info(ei.clock_back)
 		end
 	end
-	if ts and flags % (2 * F_SENT_RANGE) < F_SENT_RANGE then
+	-- exact_excess() on every pass that has frame.time: a line it skipped would hold back its stream's later ones.
+	if ts and flags % (2 * F_SENT_RANGE) < F_SENT_RANGE and (wanted or R_exact[slot]) then
 		if not ss then
 			ss, sns = sent_of(tvb)
 		end
@@ -984,7 +1030,7 @@ local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 		ti:add_proto_expert_info(ei.sent_range)
 	elseif flags % (2 * F_RX_RANGE) >= F_RX_RANGE then
 		ti:add_proto_expert_info(ei.rx_range)
-	else
+	elseif wanted then
 		if ts then
 			set_generated(add_item(ti, hf.delay, nstime(sub(ts, tns, ss, sns))))
 		end
@@ -1021,15 +1067,18 @@ function proto.dissector(tvb, pinfo, tree)
 	local clen, len = tvb_len(tvb), tvb_reported_len(tvb)
 	call_builtin(tvb, pinfo, tree, clen, len)
 
+	if not get.number then
+		take_getters(pinfo)
+	end
 	-- A datagram quoted in an ICMP error was not received: it is no line of the stream.
-	if pinfo.in_error_pkt then
+	if get.in_error_pkt(pinfo) then
 		return clen
 	end
 	local ts, tns = capture_time(pinfo)
-	local num, offset = pinfo.number, tvb_offset(tvb)
+	local num, offset = get.number(pinfo), tvb_offset(tvb)
 	local nth = offset >= FRAME_MIN_OFFSET and 1 or nth_there(pinfo, offset)
 	local slot, ss, sns
-	if not pinfo.visited then
+	if not get.visited(pinfo) then
 		if results_stale then
 			results_new()
 		end
@@ -1045,6 +1094,7 @@ function proto.dissector(tvb, pinfo, tree)
 	return clen
 end
 
+proto_handle = Dissector.get("gsmtaplog")
 udp_port:add(PORT, proto)
 udp_port:add_for_decode_as(proto)
 

@@ -716,21 +716,17 @@ end
 
 local byte = string.byte
 
-local function u32(raw, offset)
-	local a, b, c, d = byte(raw, offset + 1, offset + 4)
-	return ((a * 256 + b) * 256 + c) * 256 + d
-end
-
 -- wire_decode()'s verdict by the datagram's length as sent (packet-gsmtaplog.c:
--- classify()), from head, its first bytes; and the header's length.
-local function classify(head, len)
+-- classify()), from the header's version and length field; and the header's
+-- length in bytes.
+local function classify(version, hdr_words, len)
 	if len < GSMTAP_HDR_LEN then
 		return 2
 	end
-	if byte(head, OFF_VERSION + 1) ~= GSMTAP_VERSION then
+	if version ~= GSMTAP_VERSION then
 		return 3
 	end
-	local hdr = byte(head, OFF_HDR_LEN + 1) * 4
+	local hdr = hdr_words * 4
 	if hdr < GSMTAP_HDR_LEN or hdr > len then
 		return 4
 	end
@@ -856,7 +852,7 @@ local function log_fields(tvb, head, hdr)
 	if #head < hdr + LOG_OFF_LEVEL + 1 then
 		log, at = tvb_raw(tvb, hdr, LOG_OFF_LEVEL + 1), 0
 	end
-	-- sec, usec, ident (its 16 bytes), pid: one call into C where four u32() and a sub() were five
+	-- sec, usec, ident (its 16 bytes), pid: one call into C where four string.byte() and a sub() were five
 	return struct_unpack(LOG_FIELDS_FORMAT, log, at + LOG_OFF_SEC + 1)
 end
 
@@ -869,6 +865,8 @@ local function analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts,
 	local flags = offset * OFFSET_UNIT
 	local head = head_of(tvb, clen)
 	local verdict, hdr
+	-- The GSMTAP header's fields that count, nil where the capture cut them: one call for all.
+	local version, hdr_words, gsmtap_type, _, _, _, _, _, n1, n2, n3, n4 = byte(head, 1, OFF_FRAME_NUMBER + 4)
 
 	if clen < len then
 		flags = flags + F_CUT
@@ -876,15 +874,15 @@ local function analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts,
 			return flags, 0, 0
 		end
 	end
-	if clen >= OFF_TYPE + 1 and byte(head, OFF_TYPE + 1) ~= TYPE_LOG then
+	if clen >= OFF_TYPE + 1 and gsmtap_type ~= TYPE_LOG then
 		return flags + V_NOT_LOG, 0, 0
 	end
-	verdict, hdr = classify(head, len)
+	verdict, hdr = classify(version, hdr_words, len)
 	if verdict ~= V_OK then
 		return flags + verdict, 0, 0
 	end
 
-	local seq = clen >= OFF_FRAME_NUMBER + 4 and u32(head, OFF_FRAME_NUMBER) or 0
+	local seq = n4 and ((n1 * 256 + n2) * 256 + n3) * 256 + n4 or 0
 	if clen < hdr + LOG_OFF_LEVEL + 1 then
 		return analyse_seq(s, slot, flags, seq, num, true), 0, 0
 	end

@@ -9,11 +9,19 @@ ROTATE=$SRCDIR/receiver/gsmtap-logd.logrotate
 # rotated DIR NAME [OPTION...]: a collector writing DIR/gsmtap.pcapng and .log for
 # three periods of 100 datagrams (ident periodN), rotated with the package's
 # snippet (its paths into DIR, each OPTION line added) after the first two.
+# Each period is sent from a source port of its own, taken while the other
+# two are held: three runs' ephemeral ports once came out two alike, and two
+# periods one stream (loaded run r15).
 rotated() {
-	local dir=$1 name=$2 conf=$T/$2.conf period port
+	local dir=$1 name=$2 conf=$T/$2.conf period port src
 	shift 2
 	mkdir -p "$dir"
 	port=$(free_udp_port)
+	read -ra src < <(python3 -c 'import socket
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(3)]
+for s in socks: s.bind(("127.0.1.1", 0))
+print(*(s.getsockname()[1] for s in socks))')
+	[ "${#src[@]}" = 3 ] || bail "no three free source ports on 127.0.1.1"
 	start_logd -l "127.0.0.1:$port" -w "$dir/gsmtap.pcapng" --text "$dir/gsmtap.log"
 	FILTER="udp port $port"		# its pcapng holds the port the datagrams went to
 	sed -e "s|/var/log/gsmtap|$dir|g" -e "s|systemctl reload gsmtap-logd.service|kill -HUP $LOGD_PID|" \
@@ -22,7 +30,8 @@ rotated() {
 		sed -i "s|^\\tcompress\$|\\tcompress\\n\\t$option|" "$conf"
 	done
 	for period in 1 2 3; do
-		"$BLAST" -p "$port" -H 1 -n 100 -t "period$period" >/dev/null || bail "gsmtap-blast failed"
+		"$BLAST" -p "$port" -P "${src[period - 1]}" -H 1 -n 100 -t "period$period" >/dev/null ||
+			bail "gsmtap-blast failed"
 		for _ in $(seq 100); do
 			summary_after_usr1 && [ "$(summary received)" = $((period * 100)) ] && break
 		done

@@ -42,7 +42,7 @@ set_plugin_info({ version = VERSION .. " (active: Lua timing analysis, no C plug
 -- method looked up on a TreeItem or Tvb goes through its class's index
 -- function, in C, each time (about a tenth of this file's cost per frame).
 local add_item, set_generated = TreeItem.add, TreeItem.set_generated
--- TreeItem:referenced() came in Wireshark 3.6 (show()); before it, every field is made.
+-- TreeItem:referenced() (show()); in a Wireshark without it, every field is made.
 local has_referenced, referenced = pcall(function() return TreeItem.referenced end)
 if not has_referenced or not referenced then
 	referenced = function() return true end
@@ -866,7 +866,8 @@ local function analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts,
 	local head = head_of(tvb, clen)
 	local verdict, hdr
 	-- The GSMTAP header's fields that count, nil where the capture cut them: one call for all.
-	local version, hdr_words, gsmtap_type, _, _, _, _, _, n1, n2, n3, n4 = byte(head, 1, OFF_FRAME_NUMBER + 4)
+	local version, hdr_words, gsmtap_type, _, _, _, _, _, n1, n2, n3, n4 =
+		byte(head, OFF_VERSION + 1, OFF_FRAME_NUMBER + 4)
 
 	if clen < len then
 		flags = flags + F_CUT
@@ -952,9 +953,9 @@ end
 -- items are dropped unmade there by proto.c, at little cost; a Lua item costs
 -- its userdata and its finalizer: 4,000 to 9,000 instructions each.  Left
 -- out, they took this file's cost on "tshark -r" from 136,000 to 95,000
--- instructions a datagram (callgrind).  The expert infos and the Info column are always
--- added, as the C plugin's are (expert taps, "-z expert"): to the field they
--- belong to when it was made, else to gsmtaplog's own item.
+-- instructions a datagram (callgrind).  The expert infos and the Info column
+-- are always added, as the C plugin's are (expert taps, "-z expert"): to the
+-- field they belong to when it was made, else to gsmtaplog's own item.
 local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
 	local flags, stream, delta, excess = fetch(slot)
 	local verdict = flags % V_UNIT

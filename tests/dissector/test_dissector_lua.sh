@@ -102,6 +102,13 @@ ours_only() {
 	} 1'
 }
 
+# alike C LUA DESCRIPTION: the C plugin's output C and the Lua copy's LUA are the same; where not, the first lines that differ.
+alike() {
+	cmp -s "$1" "$2"
+	ok $? "$3"
+	cmp -s "$1" "$2" || diff "$1" "$2" | cut -c1-240 | head -n 8 | sed 's/^/#   /'
+}
+
 # same NAME [-2 [-R FILTER]]: C and Lua on NAME.pcapng, every frame alike; the fields in
 # NAME.c and NAME.lua (NAME-2.c, NAME-2.lua for two passes; NAME-2-R-FILTER.c... with a read filter).
 same() {
@@ -117,12 +124,7 @@ same() {
 		ok "$([ "$kept" -gt 0 ] && [ "$kept" -lt "$frames" ]; echo $?)" "$name: '$2 $3' keeps some frames, not all ($kept)"
 		frames=$kept
 	fi
-	if cmp -s "$T/$name.c" "$T/$name.lua"; then
-		ok 0 "$name: all $frames frames alike"
-	else
-		ok 1 "$name: all $frames frames alike"
-		diff "$T/$name.c" "$T/$name.lua" | cut -c1-240 | head -n 8 | sed 's/^/#   /'
-	fi
+	alike "$T/$name.c" "$T/$name.lua" "$name: all $frames frames alike"
 	is "$(wc -l <"$T/$name.lua")" "$frames" "$name: tshark printed every frame"
 	is "$(grep -v -e '^Running as user' -e 'This could be dangerous' "$T/$name.lua.err")" "" \
 		"$name: no Lua error"
@@ -151,12 +153,7 @@ for c in rules lossy streams reference step; do
 		[ "$view" = expert ] && args+=(-q -z expert)
 		ts_with "${args[@]}" 2>/dev/null | no_protocol >"$T/$c.$view.c"
 		ts_lua "${args[@]}" 2>/dev/null | no_protocol >"$T/$c.$view.lua"
-		if cmp -s "$T/$c.$view.c" "$T/$c.$view.lua"; then
-			ok 0 "$c, no field named: the same $view ($(wc -l <"$T/$c.$view.c") lines)"
-		else
-			ok 1 "$c, no field named: the same $view"
-			diff "$T/$c.$view.c" "$T/$c.$view.lua" | cut -c1-240 | head -n 8 | sed 's/^/#   /'
-		fi
+		alike "$T/$c.$view.c" "$T/$c.$view.lua" "$c, no field named: the same $view ($(wc -l <"$T/$c.$view.c") lines)"
 	done
 done
 # Not vacuous: the rules capture's summary lines carry loss and reordering notes, and its expert infos list them.

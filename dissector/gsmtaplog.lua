@@ -1097,16 +1097,34 @@ proto_handle = Dissector.get("gsmtaplog")
 udp_port:add(PORT, proto)
 udp_port:add_for_decode_as(proto)
 
+-- The range string \a ports without 4729: the preference never touches that
+-- port, which stays ours, or whatever Decode As made it, as in the C plugin.
+local function without_wire_port(ports)
+	local kept = {}
+	local function keep(a, b)
+		if a <= b then
+			kept[#kept + 1] = a == b and tostring(a) or a .. "-" .. b
+		end
+	end
+	for item in ports:gmatch("[^,%s]+") do
+		local a, b = item:match("^(%d+)%-(%d+)$")
+		a, b = tonumber(a or item), tonumber(b or item)
+		if a and b then
+			keep(a, math.min(b, PORT - 1))
+			keep(math.max(a, PORT + 1), b)
+		end
+	end
+	return table.concat(kept, ",")
+end
+
 -- The additional ports: re-added whenever the preference changes.
 local ports_added = ""
 function proto.prefs_changed()
 	if ports_added ~= "" then
 		udp_port:remove(ports_added, proto)
 	end
-	ports_added = proto.prefs["udp.ports"]
+	ports_added = without_wire_port(proto.prefs["udp.ports"])
 	if ports_added ~= "" then
 		udp_port:add(ports_added, proto)
-		-- 4729 stays ours whatever the range says.
-		udp_port:add(PORT, proto)
 	end
 end

@@ -542,6 +542,18 @@ void proto_register_gsmtaplog(void)
 }
 
 /* Runs at start-up and again whenever the preferences change. */
+/* Each port of \a ports but 4729 to \a fn ("udp.port", port, our handle): the
+ * preference never touches 4729, which stays ours, or whatever Decode As made
+ * it.  range_remove_value() cannot do this: it leaves a range that has 4729
+ * inside it, such as 4000-5000, as it is. */
+static void each_added_port(const range_t *ports, void (*fn)(const char *, const guint32, dissector_handle_t))
+{
+	for (guint32 i = 0; i < ports->nranges; i++)
+		for (guint64 port = ports->ranges[i].low; port <= ports->ranges[i].high; port++)
+			if (port != WIRE_PORT)
+				fn("udp.port", (guint32)port, gsmtaplog_handle);
+}
+
 void proto_reg_handoff_gsmtaplog(void)
 {
 	static range_t *ports;		/* the ports added last time */
@@ -559,11 +571,9 @@ void proto_reg_handoff_gsmtaplog(void)
 		done = TRUE;
 	}
 	if (ports) {
-		dissector_delete_uint_range("udp.port", ports, gsmtaplog_handle);
+		each_added_port(ports, dissector_delete_uint);
 		wmem_free(wmem_epan_scope(), ports);
 	}
 	ports = range_copy(wmem_epan_scope(), gsmtaplog_ports);
-	/* 4729 stays ours whatever the range says. */
-	range_remove_value(wmem_epan_scope(), &ports, WIRE_PORT);
-	dissector_add_uint_range("udp.port", ports, gsmtaplog_handle);
+	each_added_port(ports, dissector_add_uint);
 }

@@ -126,3 +126,22 @@ check_tree() {
 		is "$(node "$1" "${p[@]}")" "$want" "tree: ${path//;/ \/ } = $want"
 	done
 }
+
+# to_port IN PORT OUT: capture IN with every IPv4 datagram's destination port moved to PORT (the UDP
+# checksum zeroed, which IPv4 allows), readable by the tshark runs.
+to_port() {
+	python3 - "$1" "$2" "$3" <<-'PY' || bail "rewriting the port failed"
+	import struct, sys
+	d = bytearray(open(sys.argv[1], 'rb').read())
+	i = 0
+	while i < len(d):
+	    btype, blen = struct.unpack_from('<II', d, i)
+	    if btype == 6 and d[i + 28] >> 4 == 4:
+	        udp = i + 28 + (d[i + 28] & 15) * 4
+	        struct.pack_into('>HH', d, udp + 2, int(sys.argv[2]), struct.unpack_from('>H', d, udp + 4)[0])
+	        struct.pack_into('>H', d, udp + 6, 0)
+	    i += blen
+	open(sys.argv[3], 'wb').write(d)
+	PY
+	chmod a+r "$3"
+}

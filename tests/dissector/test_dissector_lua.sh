@@ -217,4 +217,21 @@ kept=$(ts_with -2 -r "$T/rules.pcapng" -Y 'gsmtaplog.seq == 1 && (gsmtaplog.expe
 	-T fields -e frame.number 2>/dev/null | wc -l)
 ok "$([ "$kept" -gt 0 ] && echo 0 || echo 1)" "rules reaches rule 5 alone: $kept stale 1s kept their late verdict in two passes"
 
+
+# The preference beside Decode As, as in the C plugin: a range never takes 4729 back from what Decode As
+# made it, and one around 4729 adds the ports beside it.  "CAPTURE|OPTIONS|what follows udp, per frame".
+to_port "$T/stalls.pcapng" 4730 "$T/port4730.pcapng"
+while IFS='|' read -r capture opts want; do
+	read -ra o <<<"$opts"
+	ts_with -r "$T/$capture.pcapng" "${o[@]}" -T fields -e frame.protocols -e gsmtaplog.lost >"$T/ports.c"
+	ts_lua -r "$T/$capture.pcapng" "${o[@]}" -T fields -e frame.protocols -e gsmtaplog.lost >"$T/ports.lua"
+	is "$(cut -f1 "$T/ports.c" | sed 's/.*:udp://' | sort -u | paste -sd' ')" "$want" "C: $capture $opts: $want"
+	alike "$T/ports.c" "$T/ports.lua" "Lua: $capture $opts: the same protocols and losses ($(wc -l <"$T/ports.c") frames)"
+done <<-'CASES'
+	stalls|-d udp.port==4729,data -o gsmtaplog.udp.ports:4000-5000|data
+	stalls|-o gsmtaplog.udp.ports:4000-5000|gsmtaplog:gsmtap:gsmtap_log
+	port4730|-o gsmtaplog.udp.ports:4000-5000|gsmtaplog:gsmtap:gsmtap_log
+	port4730|-d udp.port==4729,data -o gsmtaplog.udp.ports:4729-4730|gsmtaplog:gsmtap:gsmtap_log
+CASES
+
 done_testing

@@ -2,23 +2,8 @@
 # test_dissector_ports.sh: the "Additional UDP ports" preference decodes a collector's other port without Decode As; the profile's I/O graph fields exist.
 . "$SRCDIR/tests/dissector/lib.sh"
 
-# make-fixture -p with every IPv4 datagram's destination port moved to 4730
-# (the UDP checksum zeroed, which IPv4 allows).
 "$MAKE_FIXTURE" -p "$T/stalls.pcapng" || bail "make-fixture -p failed"
-python3 - "$T/stalls.pcapng" "$T/port4730.pcapng" <<'PY' || bail "rewriting the port failed"
-import struct, sys
-d = bytearray(open(sys.argv[1], 'rb').read())
-i = 0
-while i < len(d):
-    btype, blen = struct.unpack_from('<II', d, i)
-    if btype == 6 and d[i + 28] >> 4 == 4:
-        udp = i + 28 + (d[i + 28] & 15) * 4
-        struct.pack_into('>HH', d, udp + 2, 4730, struct.unpack_from('>H', d, udp + 4)[0])
-        struct.pack_into('>H', d, udp + 6, 0)
-    i += blen
-open(sys.argv[2], 'wb').write(d)
-PY
-chmod a+r "$T/port4730.pcapng"
+to_port "$T/stalls.pcapng" 4730 "$T/port4730.pcapng"
 is "$(ts_with -r "$T/port4730.pcapng" -Y gsmtaplog -T fields -e frame.number | wc -l)" 0 \
 	"port 4730 without the preference: not ours"
 is "$(ts_with -r "$T/port4730.pcapng" -o gsmtaplog.udp.ports:4730 -Y gsmtaplog -T fields -e frame.number | wc -l)" 19 \

@@ -243,13 +243,6 @@ local function add(as, ans, bs, bns)
 	return secs, nsecs
 end
 
--- a < b.  NSTime's own "<" is wrong 2^31 s apart and more (nstime_cmp()
--- returns the difference of the seconds as an int); a sender clock may be
--- anything.  Both parts of a value from sub() have one sign, so seconds first.
-local function before(as, ans, bs, bns)
-	return as < bs or (as == bs and ans < bns)
-end
-
 local function timing_sent(sec, usec)
 	return sec + (usec - usec % 1000000) / 1000000, (usec % 1000000) * 1000
 end
@@ -258,35 +251,11 @@ end
 -- unknown field's, and the line takes no part in timing.
 local SENT_ALL_ONES = 0xffffffff
 
--- timing_delta(): returns has_delta, clock_back, delta (seconds, nanoseconds).
-local function timing_delta(p, ss, sns, is_late)
-	local ds, dns
-	if p.have then
-		ds, dns = sub(ss, sns, p.ss, p.sns)
-		if is_late then
-			return true, false, ds, dns
-		end
-	end
-	p.ss, p.sns = ss, sns
-	p.have = true
-	return ds ~= nil, ds ~= nil and before(ds, dns, 0, 0), ds, dns
-end
-
--- timing_delay(): the delay's excess over the smallest delay so far (d's).
-local function timing_excess(d, ss, sns, rs, rns)
-	local ys, yns = sub(rs, rns, ss, sns)
-	if not d.have or before(ys, yns, d.ms, d.mns) then
-		d.ms, d.mns = ys, yns
-		d.have = true
-	end
-	return sub(ys, yns, d.ms, d.mns)
-end
-
 -- timing_rx_ns(): a capture time that signed 64-bit nanoseconds hold, 1970 to
 -- 2262-04-11 23:47:16.854775807; one outside has no delay and leaves the
 -- stream's smallest delay as it was.
 local function rx_in_range(ts, tns)
-	return ts >= 0 and not before(9223372036, 854775807, ts, tns)
+	return ts >= 0 and (ts < 9223372036 or (ts == 9223372036 and tns <= 854775807))
 end
 
 -- The protocol, its fields and expert infos: as proto_register_gsmtaplog().
@@ -539,6 +508,60 @@ local function time_negative(v, slot, name)
 		return R_wide[slot][name][1] < 0
 	end
 	return v < 0
+end
+
+-- wire/timing.c's rules, on the numbers pack_time() stores.  A difference of
+-- times below 2^22 s is worked out as one number of nanoseconds, without
+-- sub() (per frame, each call counts): (as - bs) * 1e9 + (ans - bns) is exact
+-- there, whatever the signs of the parts, and has the sign of the difference
+-- everywhere, where NSTime's own "<" is wrong 2^31 s apart and more
+-- (nstime_cmp() returns the difference of the seconds as an int), and a
+-- sender clock may be anything.  1e9, a float: Lua 5.3's integers would wrap.
+local WIDE_NS = WIDE_S * 1e9
+
+-- a - b as pack_time() stores it
+local function packed_sub(slot, name, as, ans, bs, bns)
+	local v = (as - bs) * 1e9 + (ans - bns)
+	if v < WIDE_NS and v > -WIDE_NS then
+		return v
+	end
+	return pack_time(slot, name, sub(as, ans, bs, bns))
+end
+
+-- timing_delta(): returns has_delta, clock_back, delta (pack_time()) of the
+-- line sent at ss, sns, p its pid's state.
+local function timing_delta(p, slot, ss, sns, is_late)
+	local delta
+	if p.have then
+		delta = packed_sub(slot, "delta", ss, sns, p.ss, p.sns)
+		if is_late then
+			return true, false, delta
+		end
+	end
+	p.ss, p.sns = ss, sns
+	p.have = true
+	if delta == nil then
+		return false, false
+	end
+	return true, delta < 0 and time_negative(delta, slot, "delta"), delta
+end
+
+-- timing_delay(): the delay's excess (pack_time()) over the smallest delay so
+-- far (d's).  The delay's parts are kept as they come, of either sign.
+local function timing_excess(d, slot, ss, sns, rs, rns)
+	local ys, yns = rs - ss, rns - sns
+	if d.have then
+		local excess = (ys - d.ms) * 1e9 + (yns - d.mns)
+		if excess >= 0 then
+			if excess < WIDE_NS then
+				return excess
+			end
+			return pack_time(slot, "excess", sub(ys, yns, d.ms, d.mns))
+		end
+	end
+	d.ms, d.mns = ys, yns
+	d.have = true
+	return 0
 end
 
 -- Lua's collector, as tuned by default (pause 200, step multiplier 200),
@@ -815,12 +838,13 @@ end
 local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
 	local t = thread_of(s, pid)
 	local is_late = flags % (2 * F_REORDERED) >= F_REORDERED or flags % (2 * F_DUPLICATE) >= F_DUPLICATE
-	local has_delta, clock_back, ds, dns = timing_delta(t, ss, sns, is_late)
-	local delta, excess = 0, 0
+	local has_delta, clock_back, delta = timing_delta(t, slot, ss, sns, is_late)
+	local excess = 0
 
 	if has_delta then
 		flags = flags + F_HAS_DELTA
-		delta = pack_time(slot, "delta", ds, dns)
+	else
+		delta = 0
 	end
 	if clock_back then
 		flags = flags + F_CLOCK_BACK
@@ -828,7 +852,7 @@ local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
 	if not in_range then
 		flags = flags + F_RX_RANGE
 	else
-		excess = pack_time(slot, "excess", timing_excess(s.delay, ss, sns, rs, rns))
+		excess = timing_excess(s.delay, slot, ss, sns, rs, rns)
 	end
 	-- Timed by rel_ts: its place among the stream's lines, for exact_excess().
 	if not first_frame_s then
@@ -936,7 +960,7 @@ local function exact_excess(slot, flags, ss, sns, ts, tns)
 	local excess
 	flags = with(flags, F_RX_RANGE, not rx_in_range(ts, tns))
 	if not has(flags, F_RX_RANGE) then
-		excess = pack_time(slot, "excess", timing_excess(e.delay, ss, sns, ts, tns))
+		excess = timing_excess(e.delay, slot, ss, sns, ts, tns)
 	end
 	e.done = R_line[slot]
 	R_exact[slot], R_line[slot] = nil, nil

@@ -932,13 +932,14 @@ local function analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts,
 	return flags, delta, excess, ss, sns
 end
 
--- The first-pass analysis of one datagram into its slot.  Returns the
--- sender's time of a datagram with a log header, for show().
+-- The first-pass analysis of one datagram into its slot.  Returns what it
+-- stored (as fetch()) and the sender's time of a datagram with a log header,
+-- for show().
 local function analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
 	local s = stream_lookup(pinfo)
 	local flags, delta, excess, ss, sns = analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts, tns)
 	store(slot, flags, s.index, delta, excess)
-	return ss, sns
+	return flags, s.index, delta, excess, ss, sns
 end
 
 -- The sender's time of a datagram with a log header, from its bytes.
@@ -969,7 +970,9 @@ local function exact_excess(slot, flags, ss, sns, ts, tns)
 end
 
 -- Show the stored analysis; runs on every pass (packet-gsmtaplog.c: show()).
--- ss, sns: the sender's time when the analysis has just read it, else nil.
+-- flags, stream, delta, excess: slot's, as fetch() gives them (the first pass
+-- has them at hand); ss, sns: the sender's time when the analysis has just
+-- read it, else nil.
 --
 -- The fields only where they are wanted: in a tree that is shown, or when a
 -- filter, tap, column or "-e" names gsmtaplog or one of its fields or expert
@@ -980,8 +983,7 @@ end
 -- instructions a datagram (callgrind).  The expert infos and the Info column
 -- are always added, as the C plugin's are (expert taps, "-z expert"): to the
 -- field they belong to when it was made, else to gsmtaplog's own item.
-local function show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
-	local flags, stream, delta, excess = fetch(slot)
+local function show(tvb, pinfo, tree, slot, flags, stream, delta, excess, ts, tns, ss, sns)
 	local verdict = flags % V_UNIT
 	if verdict == V_NOT_LOG then
 		return
@@ -1100,20 +1102,21 @@ function proto.dissector(tvb, pinfo, tree)
 	local ts, tns = capture_time(pinfo)
 	local num, offset = get.number(pinfo), tvb_offset(tvb)
 	local nth = offset >= FRAME_MIN_OFFSET and 1 or nth_there(pinfo, offset)
-	local slot, ss, sns
+	local slot, flags, stream, delta, excess, ss, sns
 	if not get.visited(pinfo) then
 		if results_stale then
 			results_new()
 		end
 		slot = slot_of(num, offset, nth, true)
-		ss, sns = analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
+		flags, stream, delta, excess, ss, sns = analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
 	else
 		slot = slot_of(num, offset, nth, false)
 		if not slot then
 			return clen
 		end
+		flags, stream, delta, excess = fetch(slot)
 	end
-	show(tvb, pinfo, tree, slot, ts, tns, ss, sns)
+	show(tvb, pinfo, tree, slot, flags, stream, delta, excess, ts, tns, ss, sns)
 	return clen
 end
 

@@ -372,8 +372,10 @@ in it), each in a sparse table.  32 bytes a datagram.
 local V_OK, V_NOT_LOG = 0, 1
 local VERDICTS = { [2] = "short", [3] = "bad_version", [4] = "bad_hdr_len", [5] = "short_log" }
 local V_UNIT = 8
-local F_CUT, F_HAS_SEQ, F_REORDERED, F_DUPLICATE, F_RESTART, F_HAS_LOG = 8, 16, 32, 64, 128, 256
-local F_HAS_DELTA, F_CLOCK_BACK, F_RX_RANGE, F_SENT_RANGE, F_TRUNCATED = 512, 1024, 2048, 4096, 8192
+local F_HAS_SEQ, F_HAS_LOG, F_HAS_DELTA = 8, 16, 32
+-- The rare ones from F_CUT on, so that one test tells a frame that has none (show())
+local F_CUT, F_REORDERED, F_DUPLICATE, F_RESTART = 64, 128, 256, 512
+local F_CLOCK_BACK, F_RX_RANGE, F_SENT_RANGE, F_TRUNCATED = 1024, 2048, 4096, 8192
 local OFFSET_UNIT = 16384
 
 -- Whether bit is set in flags.  Where it counts, on every frame, the test is
@@ -836,8 +838,9 @@ end
 
 -- returns flags with the timing's, the delta and the excess (pack_time())
 local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
-	local t = thread_of(s, pid)
-	local is_late = flags % (2 * F_REORDERED) >= F_REORDERED or flags % (2 * F_DUPLICATE) >= F_DUPLICATE
+	local t = s.threads[pid] or thread_of(s, pid)	-- thread_of() makes it, the first time
+	-- F_REORDERED or F_DUPLICATE: adjacent bits, one test
+	local is_late = flags % (2 * F_DUPLICATE) >= F_REORDERED
 	local has_delta, clock_back, delta = timing_delta(t, slot, ss, sns, is_late)
 	local excess = 0
 
@@ -923,7 +926,9 @@ local function analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts,
 		flags = flags + F_TRUNCATED
 	end
 
-	flags = analyse_seq(s, slot, flags, seq, num, keep_ident(s, ident), pid, ss, sns)
+	-- the same 16 bytes as the last line's, as usual: without a call
+	local same_sender = ident == s.ident_raw or keep_ident(s, ident)
+	flags = analyse_seq(s, slot, flags, seq, num, same_sender, pid, ss, sns)
 	if sent_range then
 		return flags, 0, 0, ss, sns
 	end
@@ -993,8 +998,11 @@ local function show(tvb, pinfo, tree, slot, flags, stream, delta, excess, ts, tn
 	if wanted then
 		set_generated(add_item(ti, hf.stream, stream))
 	end
+	-- Whether any flag from F_CUT on is set: most frames have none, and one
+	-- test instead of eight (each, per frame, about 200 instructions).
+	local rare = flags % OFFSET_UNIT >= F_CUT
 
-	if flags % (2 * F_CUT) >= F_CUT then
+	if rare and flags % (2 * F_CUT) >= F_CUT then
 		ti:add_proto_expert_info(ei.cut, string.format("Cut by the capture's snaplen: %d of %d bytes captured%s",
 			tvb:len(), tvb:reported_len(),
 			(has(flags, F_HAS_LOG) or verdict ~= V_OK) and "" or ", too few for the timing analysis"))
@@ -1017,14 +1025,14 @@ local function show(tvb, pinfo, tree, slot, flags, stream, delta, excess, ts, tn
 				lost, lost == 1 and "" or "s"))
 			pinfo.cols.info:append(string.format(" [%d lost]", lost))
 		end
-		if flags % (2 * F_REORDERED) >= F_REORDERED then
+		if rare and flags % (2 * F_REORDERED) >= F_REORDERED then
 			ti:add_proto_expert_info(ei.reordered)
 			pinfo.cols.info:append(" [reordered]")
 		end
-		if flags % (2 * F_DUPLICATE) >= F_DUPLICATE then
+		if rare and flags % (2 * F_DUPLICATE) >= F_DUPLICATE then
 			ti:add_proto_expert_info(ei.duplicate)
 		end
-		if flags % (2 * F_RESTART) >= F_RESTART then
+		if rare and flags % (2 * F_RESTART) >= F_RESTART then
 			ti:add_proto_expert_info(ei.restart)
 		end
 		local restart_at = R_restart_at[slot]
@@ -1038,22 +1046,26 @@ local function show(tvb, pinfo, tree, slot, flags, stream, delta, excess, ts, tn
 	end
 	if flags % (2 * F_HAS_DELTA) >= F_HAS_DELTA then
 		local pi = wanted and set_generated(add_item(ti, hf.delta, unpack_time(delta, slot, "delta"))) or ti
-		if flags % (2 * F_CLOCK_BACK) >= F_CLOCK_BACK then
+		if rare and flags % (2 * F_CLOCK_BACK) >= F_CLOCK_BACK then
 			pi:add_proto_expert_info(ei.clock_back)
 		end
 	end
 	-- exact_excess() on every pass that has frame.time: a line it skipped would hold back its stream's later ones.
-	if ts and flags % (2 * F_SENT_RANGE) < F_SENT_RANGE and (wanted or R_exact[slot]) then
+	if ts and (not rare or flags % (2 * F_SENT_RANGE) < F_SENT_RANGE) and (wanted or R_exact[slot]) then
 		if not ss then
 			ss, sns = sent_of(tvb)
 		end
-		local exact
-		flags, exact = exact_excess(slot, flags, ss, sns, ts, tns)
-		excess = exact or excess
+		-- only a line timed by rel_ts has an exact excess to work out
+		if R_exact[slot] then
+			local exact
+			flags, exact = exact_excess(slot, flags, ss, sns, ts, tns)
+			excess = exact or excess
+			rare = flags % OFFSET_UNIT >= F_CUT
+		end
 	end
-	if flags % (2 * F_SENT_RANGE) >= F_SENT_RANGE then
+	if rare and flags % (2 * F_SENT_RANGE) >= F_SENT_RANGE then
 		ti:add_proto_expert_info(ei.sent_range)
-	elseif flags % (2 * F_RX_RANGE) >= F_RX_RANGE then
+	elseif rare and flags % (2 * F_RX_RANGE) >= F_RX_RANGE then
 		ti:add_proto_expert_info(ei.rx_range)
 	elseif wanted then
 		if ts then
@@ -1061,7 +1073,7 @@ local function show(tvb, pinfo, tree, slot, flags, stream, delta, excess, ts, tn
 		end
 		set_generated(add_item(ti, hf.delay_excess, unpack_time(excess, slot, "excess")))
 	end
-	if flags % (2 * F_TRUNCATED) >= F_TRUNCATED then
+	if rare and flags % (2 * F_TRUNCATED) >= F_TRUNCATED then
 		ti:add_proto_expert_info(ei.truncated)
 	end
 end

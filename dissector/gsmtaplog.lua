@@ -614,7 +614,8 @@ end
 local function slot_of(num, offset, nth, new)
 	local key
 	if nth == 1 then
-		local f = fetch(num)
+		local a, i = fields_of(num)
+		local f = a[i]	-- fetch()'s flags alone
 		if f == ABSENT then
 			return new and num or nil
 		end
@@ -827,9 +828,12 @@ local function analyse_seq(s, slot, flags, seq, num, same_sender, pid, ss, sns)
 		held_was_restart(s)
 	end
 	flags = flags + VERDICT_FLAG[event]	-- none of them is set yet
-	s.held, s.held_at = held and slot or nil, moves
-	s.held_num = num
-	s.held_pid, s.held_ss, s.held_sns = pid, ss, sns
+	if held then
+		s.held, s.held_at, s.held_num = slot, moves, num
+		s.held_pid, s.held_ss, s.held_sns = pid, ss, sns
+	else
+		s.held = nil	-- and the other held_* with it, unread
+	end
 	if lost > 0 then
 		R_lost[slot] = lost
 	end
@@ -935,16 +939,6 @@ local function analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts,
 	local delta, excess
 	flags, delta, excess = analyse_time(s, slot, flags, pid, ss, sns, captured_clock(pinfo, ts, tns))
 	return flags, delta, excess, ss, sns
-end
-
--- The first-pass analysis of one datagram into its slot.  Returns what it
--- stored (as fetch()) and the sender's time of a datagram with a log header,
--- for show().
-local function analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
-	local s = stream_lookup(pinfo)
-	local flags, delta, excess, ss, sns = analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts, tns)
-	store(slot, flags, s.index, delta, excess)
-	return flags, s.index, delta, excess, ss, sns
 end
 
 -- The sender's time of a datagram with a log header, from its bytes.
@@ -1082,27 +1076,27 @@ local udp_port = DissectorTable.get("udp.port")
 -- The built-in gsmtap dissector, called first so its gsmtap_log.* fields stay as they are.
 local gsmtap = udp_port:get_dissector(PORT) or Dissector.get("gsmtap")
 
--- The built-in dissector first, so its fields and columns come as usual.  A
--- datagram that the capture's snaplen cut is not handed to it: its BoundsError
--- would unwind through the Lua interpreter, which Dissector:call() does not
--- catch in Wireshark 4.0, and every such unwinding leaks a level of the Lua C
--- stack ("C stack overflow" from the 200th cut frame on, measured).  Such a
--- datagram shows what the top level shows for a cut, without the built-in
--- fields of its captured part.  A malformed one is shown by Dissector:call()
--- and must not cost us our own analysis.
-local function call_builtin(tvb, pinfo, tree, clen, len)
+-- The call of the built-in dissector and the first-pass analysis of a
+-- datagram are written out here, not in functions of their own: per frame, a
+-- Lua call costs about 400 instructions (callgrind).
+function proto.dissector(tvb, pinfo, tree)
+	local clen, len = tvb_len(tvb), tvb_reported_len(tvb)
+	-- The built-in dissector first, so its fields and columns come as usual.
+	-- A datagram that the capture's snaplen cut is not handed to it: its
+	-- BoundsError would unwind through the Lua interpreter, which
+	-- Dissector:call() does not catch in Wireshark 4.0, and every such
+	-- unwinding leaks a level of the Lua C stack ("C stack overflow" from the
+	-- 200th cut frame on, measured).  Such a datagram shows what the top level
+	-- shows for a cut, without the built-in fields of its captured part.  A
+	-- malformed one is shown by Dissector:call() and must not cost us our own
+	-- analysis.
 	if clen < len then
 		tree:add(tvb(), "[Packet size limited during capture: gsmtaplog.lua does not show the " ..
 			 "built-in GSMTAP fields of a cut datagram]")
 		pinfo.cols.info:append("[Packet size limited during capture]")
-		return
+	else
+		pcall(dissector_call, gsmtap, tvb, pinfo, tree)
 	end
-	pcall(dissector_call, gsmtap, tvb, pinfo, tree)
-end
-
-function proto.dissector(tvb, pinfo, tree)
-	local clen, len = tvb_len(tvb), tvb_reported_len(tvb)
-	call_builtin(tvb, pinfo, tree, clen, len)
 
 	if not get.number then
 		take_getters(pinfo)
@@ -1119,8 +1113,13 @@ function proto.dissector(tvb, pinfo, tree)
 		if results_stale then
 			results_new()
 		end
+		-- The first-pass analysis of the datagram into its slot; show() takes
+		-- what it stored and the sender's time (a datagram with a log header).
 		slot = slot_of(num, offset, nth, true)
-		flags, stream, delta, excess, ss, sns = analyse(tvb, pinfo, slot, num, clen, len, offset, ts, tns)
+		local s = stream_lookup(pinfo)
+		flags, delta, excess, ss, sns = analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts, tns)
+		stream = s.index
+		store(slot, flags, stream, delta, excess)
 	else
 		slot = slot_of(num, offset, nth, false)
 		if not slot then

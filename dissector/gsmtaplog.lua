@@ -50,6 +50,8 @@ end
 local tvb_len, tvb_reported_len, tvb_offset, tvb_raw, tvb_range = Tvb.len, Tvb.reported_len, Tvb.offset, Tvb.raw,
 	Tvb.range
 local nstime, dissector_call = NSTime.new, Dissector.call
+-- and the globals: each global read is a table lookup
+local tostring, pcall = tostring, pcall
 
 -- wire/wire.h
 local PORT = 4729
@@ -127,14 +129,14 @@ local function seq_start(s, seq)
 end
 
 local function advance(s, seq, ahead)
-	if ahead >= SLOTS then
-		s.seen = {}
-	else
-		for i = 1, ahead - 1 do
-			s.seen[(s.head + i) % SLOTS] = nil
-		end
-	end
 	if ahead > 1 then
+		if ahead >= SLOTS then
+			s.seen = {}
+		else
+			for i = 1, ahead - 1 do
+				s.seen[(s.head + i) % SLOTS] = nil
+			end
+		end
 		gap_add(s, seq_add(s.last, 1), ahead - 1)
 	end
 	s.head = s.head + ahead
@@ -401,13 +403,14 @@ local struct_pack, struct_unpack, unpack = Struct.pack, Struct.unpack, table.unp
 
 local packed			-- chunk number -> a ByteArray of its CHUNK * FIELDS numbers
 local open, open_k, open_dirty	-- the chunk at hand as an array, its number, and whether it changed
+local open_first		-- the first slot of the chunk at hand; none: infinity
 local R_lost, R_restart_at, R_wide, R_exact, R_line
 local extra, next_extra, extra_slots
 local moves, moved		-- move_away()'s count, and for each slot moved its moves: { move number, slot moved to }
 local results_stale = true
 
 local function results_new()
-	packed, open, open_k, open_dirty = {}, {}, nil, false
+	packed, open, open_k, open_dirty, open_first = {}, {}, nil, false, 1 / 0
 	R_lost, R_restart_at, R_wide, R_exact, R_line = {}, {}, {}, {}, {}
 	extra, next_extra, extra_slots = {}, 0, {}
 	moves, moved = 0, {}
@@ -428,11 +431,16 @@ local function open_chunk(k)
 			open[i], open[i + 1], open[i + 2], open[i + 3] = ABSENT, 0, 0, 0
 		end
 	end
-	open_k, open_dirty = k, false
+	open_k, open_dirty, open_first = k, false, k * CHUNK + 1
 end
 
 -- The array that holds slot's four numbers, and the index of the first.
 local function fields_of(slot)
+	-- the usual: a slot of the chunk at hand
+	local at = slot - open_first
+	if at >= 0 and at < CHUNK then
+		return open, at * FIELDS + 1
+	end
 	if slot < 0 then
 		local r = extra_slots[slot]
 		if not r then
@@ -441,11 +449,8 @@ local function fields_of(slot)
 		end
 		return r, 1
 	end
-	local at = (slot - 1) % CHUNK
-	local k = (slot - 1 - at) / CHUNK
-	if k ~= open_k then
-		open_chunk(k)
-	end
+	at = (slot - 1) % CHUNK
+	open_chunk((slot - 1 - at) / CHUNK)
 	return open, at * FIELDS + 1
 end
 
@@ -869,15 +874,13 @@ local function analyse_time(s, slot, flags, pid, ss, sns, rs, rns, in_range)
 	return flags, delta, excess
 end
 
--- The datagram's first bytes: the GSMTAP header and, when it has the usual
--- length, the log header's fields up to the level.
-local function head_of(tvb, clen)
-	local head_len = GSMTAP_HDR_LEN + LOG_OFF_LEVEL + 1
-	return tvb_raw(tvb, 0, clen < head_len and clen or head_len)
-end
+-- The datagram's first bytes read at once, as far as captured: the GSMTAP
+-- header and, when it has the usual length, the log header's fields up to the
+-- level.
+local HEAD_LEN = GSMTAP_HDR_LEN + LOG_OFF_LEVEL + 1
 
--- The log header's fields: hdr bytes in, of head (head_of()) or read anew
--- when the header is longer than usual.
+-- The log header's fields: hdr bytes in, of head (HEAD_LEN bytes) or read
+-- anew when the header is longer than usual.
 local function log_fields(tvb, head, hdr)
 	local log, at = head, hdr
 	if #head < hdr + LOG_OFF_LEVEL + 1 then
@@ -894,7 +897,7 @@ end
 -- the sender's time of a datagram with a log header, for show().
 local function analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts, tns)
 	local flags = offset * OFFSET_UNIT
-	local head = head_of(tvb, clen)
+	local head = tvb_raw(tvb, 0, clen < HEAD_LEN and clen or HEAD_LEN)
 	local verdict, hdr
 	-- The GSMTAP header's fields that count, nil where the capture cut them: one call for all.
 	local version, hdr_words, gsmtap_type, _, _, _, _, _, n1, n2, n3, n4 =
@@ -943,7 +946,8 @@ end
 
 -- The sender's time of a datagram with a log header, from its bytes.
 local function sent_of(tvb)
-	local head = head_of(tvb, tvb_len(tvb))
+	local clen = tvb_len(tvb)
+	local head = tvb_raw(tvb, 0, clen < HEAD_LEN and clen or HEAD_LEN)
 	return timing_sent(log_fields(tvb, head, byte(head, OFF_HDR_LEN + 1) * 4))
 end
 

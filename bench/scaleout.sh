@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # scaleout.sh: the scale-out figures in one run: an edge with file outputs, with the NATS output (3-node
-# JetStream cluster, replicas 3) and with both; the archiver's rate; --workers 1 against --workers 2, at full
-# rate and on a ladder of fixed rates for the zero-loss rate.  Prints numbers; passes or fails on nothing.
+# JetStream cluster, replicas 3; batches, and "nats1", one datagram a message, on request) and with both; the
+# floor under the edge (a bare libnats publisher, bench/js-floor.c, of messages the size of the edge's batches);
+# the time from a datagram's receipt at the edge to its storage in the stream at 1k/s and 100k/s; the
+# archiver's rate; --workers 1 against --workers 2, at full rate and on a ladder of fixed rates for the
+# zero-loss rate.  Prints numbers; passes or fails on nothing.
 #
 #   bench/scaleout.sh [BUILDDIR]       (meson: meson test -C build --benchmark --suite bench scaleout -v)
 #
 # Environment: N (datagrams per full-rate run, default 1000000), HOSTS (16), ARCH_BASELINE (a gsmtap-logd
 # whose archiver does not fdatasync, e.g. 5378fac's, to compare with), RATES ("100000 200000 300000
-# 400000 500000"; NATS_RATES "10000 20000 40000 60000 80000" for the NATS systems), RATE_N (400000 per fixed-rate run), SYSTEMS (the list below).  Run it alone
+# 400000 500000"; NATS_RATES "100000 200000 300000 400000" for the NATS systems), RATE_N (400000 per
+# fixed-rate run), SYSTEMS (the list below), LATENCY_RATES ("1000 100000"), FLOOR_BYTES (1e9 per floor run),
+# FLOOR_SIZES (16384: message sizes besides the edge's average).  Run it alone
 # (flock /tmp/gsmtaplog-bench.lock): it wants the machine.
 set -u
 BUILDDIR=$(cd "${1:-${BUILDDIR:-build}}" && pwd)
@@ -20,8 +25,8 @@ export BUILDDIR SRCDIR
 N=${N:-1000000}
 HOSTS=${HOSTS:-16}
 RATES=${RATES:-100000 200000 300000 400000 500000}
-# publishing to a replicas-3 stream on the same two cores is an order slower than writing files
-NATS_RATES=${NATS_RATES:-10000 20000 40000 60000 80000}
+NATS_RATES=${NATS_RATES:-100000 200000 300000 400000}
+LATENCY_RATES=${LATENCY_RATES:-1000 100000}
 RATE_N=${RATE_N:-400000}
 SYSTEMS=${SYSTEMS:-files nats nats+files workers1 workers2}
 HZ=$(getconf CLK_TCK)
@@ -47,6 +52,7 @@ system_args() {
 	case $2 in
 	files) echo "-w $d/out/p.pcapng --text $d/out/t.log" ;;
 	nats) echo "--nats $NATS_URLS --nats-replicas 3 --nats-id bench" ;;
+	nats1) echo "--nats $NATS_URLS --nats-replicas 3 --nats-id bench --nats-batch 0" ;;
 	nats+files) echo "--nats $NATS_URLS --nats-replicas 3 --nats-id bench -w $d/out/p.pcapng --text $d/out/t.log" ;;
 	workers1) echo "--workers 1 -w $d/out/p.pcapng --text $d/out/t.log" ;;
 	workers2) echo "--workers 2 -w $d/out/p.pcapng --text $d/out/t.log" ;;
@@ -105,9 +111,18 @@ echo "  traffic: $HOSTS hosts, texts of 1..512 bytes; full rate: $N; fixed rates
 nats_cluster 3
 echo "  cluster: 3 nodes on loopback, JetStream file store under $T, stream replicas 3"
 
+# stream_info KEY: KEY (messages, bytes, last_seq) of the stream GSMTAP's state (0 before
+# the stream exists).
+stream_info() {
+	js_api '$JS.API.STREAM.INFO.GSMTAP' | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"][sys.argv[1]])' "$1" 2>/dev/null || echo 0
+}
+
 echo "scaleout: full rate, $N datagrams each"
 for sys in $SYSTEMS; do
+	before_msgs=$(stream_info messages) before_bytes=$(stream_info bytes)
 	run_one "$sys" $((N / HOSTS)) 0
+	# the size of the edge's batches: what its full-rate run added to the stream, a message on average
+	[ "$sys" = nats ] && BATCH_MSGS=$(($(stream_info messages) - before_msgs)) BATCH_BYTES=$(($(stream_info bytes) - before_bytes))
 done
 
 # archive LOGD DURABLE LABEL: that archiver reads the whole stream on its own consumer into its own files; its rate.
@@ -123,9 +138,38 @@ archive() {
 	kill -TERM "$pid"
 	wait "$pid"
 	awk -v n="$STORED" -v w="$(kv "$d.err" written)" -v cpu="$ac" -v hz="$HZ" -v t0="$t0" -v t1="$t1" -v l="$3" \
-		'BEGIN { printf "  archiver  stored=%s written=%s in_s=%.2f rate=%.0f cpu_s_per_M=%.2f (pcapng + text, %s)\n", n, w, t1 - t0, n / (t1 - t0), cpu / hz * 1e6 / n, l }'
+		'BEGIN { printf "  archiver  messages=%s datagrams_written=%s in_s=%.2f rate=%.0f datagrams/s cpu_s_per_M=%.2f (pcapng + text, %s)\n", n, w, t1 - t0, w / (t1 - t0), cpu / hz * 1e6 / w, l }'
 	rm -rf "$d"
 }
+
+echo "scaleout: the floor: a bare libnats JetStream publisher (bench/js-floor.c), messages the size of the edge's batches"
+MSGS=${BATCH_MSGS:-0} BYTES=${BATCH_BYTES:-0}
+SIZE=$((MSGS ? BYTES / MSGS : 65536))
+echo "  the nats system's full-rate run stored $MSGS messages of $SIZE bytes on average (with subjects and headers)"
+# on a stream of its own, alike but for its subjects, so that the archiver below reads only the edges'
+js_api '$JS.API.STREAM.CREATE.FLOOR' \
+	'{"name":"FLOOR","subjects":["floor.>"],"storage":"file","num_replicas":3,"duplicate_window":120000000000}' |
+	grep -q '"num_replicas":3' || echo "  could not create the stream FLOOR"
+for size in $SIZE ${FLOOR_SIZES:-16384}; do
+	"$BUILDDIR/bench/js-floor" "$NATS_URLS" floor.bench "$size" $((${FLOOR_BYTES:-1000000000} / size)) 512 |
+		sed 's/^/  /'
+done
+js_api '$JS.API.STREAM.DELETE.FLOOR' >/dev/null
+
+echo "scaleout: from receipt at the edge to storage in the stream (batches, --nats-batch-wait 5 by default)"
+for rate in $LATENCY_RATES; do
+	first=$(($(stream_info last_seq) + 1))
+	n=$((rate < 10000 ? rate * 5 : rate * 3))
+	port=$(free_udp_port)
+	"$LOGD" -q -l "127.0.0.1:$port" --nats "$NATS_URLS" --nats-replicas 3 --nats-id latency 2>"$T/latency.err" &
+	pid=$!
+	wait_for "$T/latency.err" 'gsmtap-logd: listening'
+	"$BLAST" -p "$port" -H "$HOSTS" -n $((n / HOSTS)) -r "$rate" -s 0 >/dev/null
+	sleep 2
+	kill -TERM "$pid"
+	wait "$pid"
+	echo "  rate=$rate $(python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" latency GSMTAP "$first")"
+done
 
 echo "scaleout: the archiver, reading everything the NATS runs stored"
 STORED=$(stream_messages GSMTAP)
@@ -136,7 +180,7 @@ archive "$LOGD" bench "fdatasync per batch before acknowledging"
 echo "scaleout: fixed rates, $RATE_N datagrams each; a system leaves the ladder at its first loss"
 for sys in $SYSTEMS; do
 	rates=$RATES
-	case $sys in nats*) rates=$NATS_RATES ;; esac
+	case $sys in nats1) rates=${NATS1_RATES:-10000 20000 40000 60000} ;; nats*) rates=$NATS_RATES ;; esac
 	for rate in $rates; do
 		run_one "$sys" $((RATE_N / HOSTS)) "$rate"
 		tail -n 1 "$T/results" | grep -q zero-loss || break

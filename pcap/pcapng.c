@@ -19,6 +19,7 @@
 #define OPT_ENDOFOPT		0
 #define OPT_COMMENT		1
 #define OPT_EPB_PACKETID	5
+#define OPT_EPB_QUEUE		6
 #define OPT_SHB_OS		3
 #define OPT_SHB_USERAPPL	4
 #define OPT_IF_NAME		2
@@ -328,9 +329,9 @@ size_t pcapng_epb_with(uint8_t *buf, size_t room, uint64_t ts_ns,
 		       const void *payload, size_t len, const struct pcapng_epb_opts *opts)
 {
 	const void *src_addr, *dst_addr;
-	size_t addr_len, ip_len, pkt_len, total, id_len, comment_len, opts_len;
+	size_t addr_len, ip_len, pkt_len, total, id_len, queue_len, comment_len, opts_len;
 	uint8_t *p = buf;
-	uint8_t id[8];
+	uint8_t id[8], queue[4];
 	bool v6;
 
 	if (!src || !dst || src->sa_family != dst->sa_family || (len && !payload))
@@ -346,10 +347,11 @@ size_t pcapng_epb_with(uint8_t *buf, size_t room, uint64_t ts_ns,
 		return 0;
 	pkt_len = ip_len + UDP_HDR_LEN + len;
 	id_len = opts && opts->packet_id ? sizeof(id) : 0;
+	queue_len = opts && opts->queue ? sizeof(queue) : 0;
 	comment_len = opts && opts->comment ? strlen(opts->comment) : 0;
 	if (comment_len > PCAPNG_COMMENT_MAX)
 		comment_len = PCAPNG_COMMENT_MAX;
-	opts_len = opt_size(id_len) + opt_size(comment_len);
+	opts_len = opt_size(id_len) + opt_size(queue_len) + opt_size(comment_len);
 	if (opts_len)
 		opts_len += ENDOFOPT_LEN;
 	/* interface, timestamp, captured and original length */
@@ -358,6 +360,8 @@ size_t pcapng_epb_with(uint8_t *buf, size_t room, uint64_t ts_ns,
 		return 0;
 	if (id_len)
 		put64(id, opts->packet_id);
+	if (queue_len)
+		put32(queue, opts->queue);
 
 	p = block_head(p, BT_EPB, total);
 	p = put32(p, 0);
@@ -368,6 +372,7 @@ size_t pcapng_epb_with(uint8_t *buf, size_t room, uint64_t ts_ns,
 	p = put_udp(p + ip_len, src_addr, dst_addr, addr_len, sa_port(src), sa_port(dst), payload, len);
 	if (opts_len) {
 		p = put_opt(p, OPT_EPB_PACKETID, id, id_len);
+		p = put_opt(p, OPT_EPB_QUEUE, queue, queue_len);
 		p = put_opt(p, OPT_COMMENT, comment_len ? opts->comment : NULL, comment_len);
 		p = put_endofopt(p);
 	}

@@ -46,6 +46,7 @@ size_t pcapng_epb(uint8_t *buf, size_t room, uint64_t ts_ns,
 struct pcapng_epb_opts {
 	uint64_t packet_id;	/*!< epb_packetid, which names the packet uniquely (Wireshark's
 				     frame.packet_id); 0 for none */
+	uint32_t queue;		/*!< epb_queue (frame.interface_queue); 0 for none */
 	const char *comment;	/*!< opt_comment (frame.comment), cut at PCAPNG_COMMENT_MAX; NULL for none */
 };
 

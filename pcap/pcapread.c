@@ -20,6 +20,7 @@
 #define BLOCK_EPB		6
 #define OPT_COMMENT		1
 #define OPT_EPB_PACKETID	5
+#define OPT_EPB_QUEUE		6
 #define OPT_IF_TSRESOL		9
 #define OPT_IF_TSOFFSET		14
 #define LINKTYPE_RAW		101
@@ -117,6 +118,8 @@ static void epb_option_cb(const struct pcapread *st, uint16_t code, const uint8_
 
 	if (code == OPT_EPB_PACKETID && vlen == 8) {
 		pkt->packet_id = u64(st, val);
+	} else if (code == OPT_EPB_QUEUE && vlen == 4) {
+		pkt->queue = u32(st, val);
 	} else if (code == OPT_COMMENT && !pkt->comment) {
 		pkt->comment = (const char *)val;
 		pkt->comment_len = vlen;

@@ -27,6 +27,7 @@ struct pcapread_packet {
 	uint32_t caplen;	/*!< bytes at data */
 	uint32_t len;		/*!< bytes on the wire */
 	uint64_t packet_id;	/*!< an EPB's epb_packetid, 0 without one */
+	uint32_t queue;		/*!< an EPB's epb_queue, 0 without one */
 	const char *comment;	/*!< an EPB's first opt_comment, not NUL-terminated; NULL without one */
 	uint16_t comment_len;
 };

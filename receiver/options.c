@@ -61,6 +61,9 @@ static const char usage_text[] =
 "      --nats-duplicate-window S  its duplicate window when created (default 120)\n"
 "      --nats-id ID          this collector in subjects and headers (default: host name)\n"
 "      --nats-spool MIB      what is held while the cluster is away (default 64)\n"
+"      --nats-batch KIB      datagrams per message, up to KIB KiB (default 64; 0: one\n"
+"                            datagram a message, the layout before batches)\n"
+"      --nats-batch-wait MS  a batch goes when its oldest has waited MS (default 5)\n"
 "      --nats-creds FILE     NATS credentials (user JWT and NKey seed); user:password@\n"
 "                            or token@ in a URL work too\n"
 "      --nats-tls-ca FILE    verify the servers with these CA certificates (TLS)\n"
@@ -111,7 +114,7 @@ enum { OPT_TEXT = 256, OPT_STDOUT, OPT_COUNT_ONLY, OPT_STATS_INTERVAL, OPT_MAX_S
        OPT_RATE_LIMIT, OPT_UMASK, OPT_HOSTS, OPT_TEXT_FORMAT, OPT_STATS_FILE, OPT_STATS_FORMAT,
        OPT_WORKERS, OPT_NATS, OPT_NATS_SUBJECT, OPT_NATS_STREAM, OPT_NATS_REPLICAS, OPT_NATS_ID,
        OPT_NATS_SPOOL, OPT_NATS_CREDS, OPT_NATS_CA, OPT_NATS_CERT, OPT_NATS_KEY, OPT_FROM_NATS, OPT_DURABLE,
-       OPT_NATS_ACK_WAIT, OPT_NATS_DUP_WINDOW, OPT_SHM };
+       OPT_NATS_ACK_WAIT, OPT_NATS_DUP_WINDOW, OPT_NATS_BATCH, OPT_NATS_BATCH_WAIT, OPT_SHM };
 
 static const struct option long_options[] = {
 	{ "listen", required_argument, NULL, 'l' },
@@ -154,6 +157,8 @@ static const struct option long_options[] = {
 	{ "durable", required_argument, NULL, OPT_DURABLE },
 	{ "nats-ack-wait", required_argument, NULL, OPT_NATS_ACK_WAIT },
 	{ "nats-duplicate-window", required_argument, NULL, OPT_NATS_DUP_WINDOW },
+	{ "nats-batch", required_argument, NULL, OPT_NATS_BATCH },
+	{ "nats-batch-wait", required_argument, NULL, OPT_NATS_BATCH_WAIT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
@@ -347,6 +352,10 @@ static void check_nats(struct options *o, bool from_nats, bool to_nats, bool nat
 		o->nats.ack_wait = OPTIONS_NATS_ACK_WAIT;
 	if (!o->nats.dup_window)
 		o->nats.dup_window = OPTIONS_NATS_DUP_WINDOW;
+	if (!o->nats.batch && !o->nats.single)
+		o->nats.batch = OPTIONS_NATS_BATCH_KIB << 10;
+	if (!o->nats.batch_wait_ms)
+		o->nats.batch_wait_ms = OPTIONS_NATS_BATCH_WAIT_MS;
 	if (strpbrk(o->nats.prefix, " \t*>") || !*o->nats.prefix)
 		log_usage("--nats-subject %s: a subject prefix has no spaces, '*' or '>'", o->nats.prefix);
 }
@@ -444,6 +453,11 @@ static void nats_option(struct options *o, int c, const char *arg)
 	case OPT_DURABLE: n->durable = arg; break;
 	case OPT_NATS_ACK_WAIT: n->ack_wait = number(arg, 1, 3600, "--nats-ack-wait"); break;
 	case OPT_NATS_DUP_WINDOW: n->dup_window = number(arg, 1, 86400, "--nats-duplicate-window"); break;
+	case OPT_NATS_BATCH:
+		n->batch = (size_t)number(arg, 0, 16384, "--nats-batch (KiB)") << 10;
+		n->single = !n->batch;
+		break;
+	case OPT_NATS_BATCH_WAIT: n->batch_wait_ms = number(arg, 1, 1000, "--nats-batch-wait (ms)"); break;
 	default: log_usage("option code %d is not handled", c);	/* a new option without its case */
 	}
 }

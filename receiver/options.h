@@ -26,6 +26,8 @@
 #define OPTIONS_NATS_SPOOL_MIB		64
 #define OPTIONS_NATS_ACK_WAIT		30
 #define OPTIONS_NATS_DUP_WINDOW		120	/* seconds: --nats-duplicate-window */
+#define OPTIONS_NATS_BATCH_KIB		64	/* --nats-batch */
+#define OPTIONS_NATS_BATCH_WAIT_MS	5	/* --nats-batch-wait */
 /* --workers: at most this many processes. */
 #define OPTIONS_WORKERS_MAX	64
 

@@ -178,7 +178,7 @@ static bool has_leader(const jsStreamInfo *si)
 	return !si->Cluster || (si->Cluster->Leader && *si->Cluster->Leader);
 }
 
-int natsconn_stream(jsCtx *js, const struct nats_config *cfg, int64_t *window, char *err)
+int natsconn_stream(jsCtx *js, const struct nats_config *cfg, int64_t *window, int64_t *max_msg, char *err)
 {
 	char subject[256];
 	const char *subjects[] = { subject };
@@ -209,6 +209,7 @@ int natsconn_stream(jsCtx *js, const struct nats_config *cfg, int64_t *window, c
 		return -EAGAIN;
 	}
 	*window = si->Config ? si->Config->Duplicates : 0;
+	*max_msg = si->Config && si->Config->MaxMsgSize > 0 ? si->Config->MaxMsgSize : 0;
 	jsStreamInfo_Destroy(si);
 	return 0;
 }

@@ -32,6 +32,9 @@ struct nats_config {
 	const char *durable;	/*!< --durable: the input's durable pull consumer */
 	unsigned int ack_wait;	/*!< --nats-ack-wait: seconds before the cluster redelivers what was not acknowledged */
 	unsigned int dup_window;	/*!< --nats-duplicate-window: seconds, when the output creates the stream */
+	size_t batch;		/*!< --nats-batch: the output's batch bytes at most (natsbatch.h) */
+	bool single;		/*!< --nats-batch 0: one datagram a message (natsmsg.h), no batches */
+	unsigned int batch_wait_ms;	/*!< --nats-batch-wait: a batch's oldest datagram waits no longer */
 };
 
 /*! What the connection tells its owner, from libnats' threads. */
@@ -69,8 +72,9 @@ bool natsconn_up(const struct natsconn *c);
 /*! Make sure cfg->stream exists, taking PREFIX.>, with cfg->replicas file-backed
  *  replicas and a duplicate window for Nats-Msg-Id of cfg->dup_window (created only
  *  when missing: an operator's stream is left as it is), and say its duplicate
- *  window, ns, in *\a window.  \returns 0 or -EAGAIN with the reason in \a err */
-int natsconn_stream(jsCtx *js, const struct nats_config *cfg, int64_t *window, char *err);
+ *  window, ns, in *\a window, and the largest message it stores, bytes, in
+ *  *\a max_msg (0: no limit of its own).  \returns 0 or -EAGAIN with the reason in \a err */
+int natsconn_stream(jsCtx *js, const struct nats_config *cfg, int64_t *window, int64_t *max_msg, char *err);
 
 /*! The message cfg->stream stores at sequence \a seq, in *\a msg, which the
  *  caller then owns.  \returns 0, -ENOENT when the stream holds none there (any

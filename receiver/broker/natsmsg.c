@@ -88,15 +88,71 @@ static bool same_header(natsMsg *a, natsMsg *b, const char *key)
 	       !strcmp(va, vb);
 }
 
+natsStatus natsmsg_encode_batch(natsMsg **msg, const char *subject, const char *collector, const char *spooled_as,
+				const uint8_t *body, size_t len)
+{
+	char text[NATSMSG_COLLECTOR_MAX + 64];
+	natsStatus s = natsMsg_Create(msg, subject, NULL, (const char *)body, (int)len);
+
+	if (s != NATS_OK)
+		return s;
+	snprintf(text, sizeof(text), "%u", body[0]);
+	s = natsMsgHeader_Set(*msg, NATSBATCH_HEADER, text);
+	if (s == NATS_OK)
+		s = natsMsgHeader_Set(*msg, NATSMSG_COLLECTOR, collector);
+	if (s == NATS_OK) {
+		snprintf(text, sizeof(text), "%.*s/%s", NATSMSG_COLLECTOR_MAX - 1, collector, spooled_as);
+		s = natsMsgHeader_Set(*msg, NATSMSG_ID, text);
+	}
+	if (s != NATS_OK) {
+		natsMsg_Destroy(*msg);
+		*msg = NULL;
+	}
+	return s;
+}
+
+bool natsmsg_is_batch(natsMsg *msg)
+{
+	const char *v = NULL;
+
+	return natsMsgHeader_Get(msg, NATSBATCH_HEADER, &v) == NATS_OK && v;
+}
+
+/* The Gsmtap-Collector header as a collector writes it, or NULL. */
+static const char *collector_of(natsMsg *msg)
+{
+	const char *collector = NULL;
+
+	if (natsMsgHeader_Get(msg, NATSMSG_COLLECTOR, &collector) != NATS_OK || !collector || !*collector ||
+	    strnlen(collector, NATSMSG_COLLECTOR_MAX) == NATSMSG_COLLECTOR_MAX)
+		return NULL;
+	return collector;
+}
+
+int natsmsg_batch_open(natsMsg *msg, struct natsbatch_reader *rd, const char **origin)
+{
+	const char *v = NULL;
+	char version[4];
+
+	snprintf(version, sizeof(version), "%u", NATSBATCH_VERSION);
+	if (natsMsgHeader_Get(msg, NATSBATCH_HEADER, &v) != NATS_OK || !v || strcmp(v, version))
+		return -EINVAL;
+	*origin = collector_of(msg);
+	if (!*origin)
+		return -EINVAL;
+	return natsbatch_open(rd, (const uint8_t *)natsMsg_GetData(msg), (size_t)natsMsg_GetDataLength(msg));
+}
+
 bool natsmsg_same(natsMsg *stored, natsMsg *mine)
 {
 	int len = natsMsg_GetDataLength(mine);
+	bool batch = natsmsg_is_batch(mine);
 
 	return !strcmp(natsMsg_GetSubject(stored), natsMsg_GetSubject(mine)) &&
 	       natsMsg_GetDataLength(stored) == len &&
 	       (!len || !memcmp(natsMsg_GetData(stored), natsMsg_GetData(mine), (size_t)len)) &&
 	       same_header(stored, mine, NATSMSG_ID) && same_header(stored, mine, NATSMSG_COLLECTOR) &&
-	       same_header(stored, mine, NATSMSG_SRC);
+	       same_header(stored, mine, batch ? NATSBATCH_HEADER : NATSMSG_SRC);
 }
 
 static int get_addr(natsMsg *m, const char *key, struct sockaddr_storage *ss)
@@ -110,7 +166,7 @@ static int get_addr(natsMsg *m, const char *key, struct sockaddr_storage *ss)
 
 int natsmsg_decode(natsMsg *msg, struct rx_record *r)
 {
-	const char *v = NULL, *collector = NULL;
+	const char *v = NULL, *collector;
 	char *end;
 	unsigned long long ns;
 
@@ -127,8 +183,8 @@ int natsmsg_decode(natsMsg *msg, struct rx_record *r)
 	r->rx_time = (struct timespec){ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
 	if (get_addr(msg, NATSMSG_SRC, &r->src) || get_addr(msg, NATSMSG_DST, &r->dst))
 		return -EINVAL;
-	if (natsMsgHeader_Get(msg, NATSMSG_COLLECTOR, &collector) != NATS_OK || !collector || !*collector ||
-	    strnlen(collector, NATSMSG_COLLECTOR_MAX) == NATSMSG_COLLECTOR_MAX)
+	collector = collector_of(msg);
+	if (!collector)
 		return -EINVAL;
 	r->origin = collector;
 	return r->data || !r->len ? 0 : -EINVAL;

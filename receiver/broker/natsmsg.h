@@ -9,6 +9,7 @@
 
 #include <nats/nats.h>
 
+#include "natsbatch.h"
 #include "record.h"
 
 /*
@@ -59,8 +60,23 @@ size_t natsmsg_subject(char *out, size_t room, const char *prefix, const char *c
 natsStatus natsmsg_encode(natsMsg **msg, const char *subject, const char *collector, const char *spooled_as,
 			  bool own, const struct rx_record *r);
 
+/*! A batch (natsbatch.h) of \a len bytes at \a body as a message on \a subject, from
+ *  \a collector, under Nats-Msg-Id COLLECTOR/\a spooled_as (the edge's name for it,
+ *  the same each time it is published again).  \returns NATS_OK and *msg, which the
+ *  caller then owns */
+natsStatus natsmsg_encode_batch(natsMsg **msg, const char *subject, const char *collector, const char *spooled_as,
+				const uint8_t *body, size_t len);
+
+/*! Whether \a msg says it is a batch (its Gsmtap-Batch header), of any layout. */
+bool natsmsg_is_batch(natsMsg *msg);
+
+/*! The batch \a msg carries, checked whole, to read with natsbatch_next(); its
+ *  collector in *\a origin, pointing into \a msg.  \returns its count, or -EINVAL for
+ *  one without our headers, of a layout this reader does not know, or not whole */
+int natsmsg_batch_open(natsMsg *msg, struct natsbatch_reader *rd, const char **origin);
+
 /*! Whether \a stored (from the stream) is \a mine: the same subject, Nats-Msg-Id,
- *  collector, sender and bytes.  What a stored message under one of a collector's
+ *  collector, sender (or batch layout) and bytes.  What a stored message under one of a collector's
  *  ids must be before the collector takes it for its own datagram: anyone who may
  *  publish on the subjects may have taken the id first.  The receive time may
  *  differ: two copies of a numbered datagram that arrived are one. */

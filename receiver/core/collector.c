@@ -84,7 +84,7 @@ void collector_set_names(struct collector *c, const struct names *names)
 	c->names = names;
 }
 
-/* A stored record is new unless its stream sequence is held: \returns whether it
+/* A stored record is new unless its stream sequence (and place in its batch) is held: \returns whether it
  * is, and holds it from now on; *late says whether it comes after newer ones (a
  * redelivery whose first delivery never got written), for its sender's numbers.
  * Whatever the record becomes (written, denied, over its rate), it is
@@ -93,9 +93,12 @@ static bool hold(struct collector *c, const struct rx_stored *st, bool *late)
 {
 	held_follow(c->held, st->stream, st->epoch);
 	held_settle(c->held, st->settled);
+	*late = held_behind(c->held, st->seq);
+	/* a batch's datagrams each once; the message is held when all of them are */
+	if (st->count > 1)
+		return held_add_part(c->held, st->seq, st->index, st->count, &c->tally->given_up);
 	if (held_has(c->held, st->seq))
 		return false;
-	*late = held_behind(c->held, st->seq);
 	c->tally->given_up += held_add(c->held, st->seq);
 	return true;
 }

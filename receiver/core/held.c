@@ -11,8 +11,16 @@
 
 #define MARK_PREFIX	"nats-archive "
 
+/* A batch held in part: a bit per datagram (index). */
+struct part {
+	uint64_t seq;		/* 0: a free slot */
+	uint32_t count, held;
+	uint64_t bits[(65535 + 63) / 64];
+};
+
 struct held {
 	struct held_mark m;	/* the stream, its epoch, the floor and the top */
+	struct part *parts;	/* HELD_PARTS, taken at the first batch held in part */
 	uint64_t *bits;		/* bit (seq & (nbits - 1)) for floor < seq <= top; 0 elsewhere */
 	size_t nbits;		/* a power of two; top - floor <= nbits */
 };
@@ -51,8 +59,10 @@ struct held *held_new(void)
 
 void held_free(struct held *h)
 {
-	if (h)
+	if (h) {
 		free(h->bits);
+		free(h->parts);
+	}
 	free(h);
 }
 
@@ -76,6 +86,8 @@ bool held_follow(struct held *h, const char *stream, uint64_t epoch)
 		return false;
 	raise_floor(h, h->m.top);	/* clears every bit */
 	h->m = (struct held_mark){ .epoch = epoch };
+	if (h->parts)
+		memset(h->parts, 0, HELD_PARTS * sizeof(*h->parts));
 	snprintf(h->m.stream, sizeof(h->m.stream), "%s", stream);
 	return had;
 }
@@ -153,9 +165,55 @@ uint64_t held_add(struct held *h, uint64_t seq)
 	return given_up;
 }
 
+/* The slot of \a seq's batch, or one to take for it: free, below the floor, else
+ * the lowest.  NULL without memory. */
+static struct part *part_of(struct held *h, uint64_t seq)
+{
+	struct part *spare = NULL;
+
+	if (!h->parts && !(h->parts = calloc(HELD_PARTS, sizeof(*h->parts))))
+		return NULL;
+	for (struct part *p = h->parts; p < h->parts + HELD_PARTS; p++) {
+		if (p->seq == seq)
+			return p;
+		if (!spare || p->seq <= h->m.floor || (spare->seq > h->m.floor && p->seq < spare->seq))
+			spare = p;
+	}
+	memset(spare, 0, sizeof(*spare));
+	spare->seq = seq;
+	return spare;
+}
+
+bool held_add_part(struct held *h, uint64_t seq, uint32_t index, uint32_t count, uint64_t *given_up)
+{
+	struct part *p;
+
+	if (held_has(h, seq))
+		return false;
+	p = part_of(h, seq);
+	if (!p || index >= count || count > 65535) {
+		*given_up += held_add(h, seq);	/* no room to tell its datagrams apart: the first counts */
+		return true;
+	}
+	if (p->bits[index / 64] >> (index % 64) & 1)
+		return false;
+	p->bits[index / 64] |= 1ull << (index % 64);
+	p->count = count;
+	if (++p->held == count) {
+		p->seq = 0;
+		*given_up += held_add(h, seq);
+	}
+	return true;
+}
+
 void held_mark(const struct held *h, struct held_mark *m)
 {
 	*m = h->m;
+	/* a batch held in part is held above the floor too: a restart that reads back
+	 * this mark's file reads the files before it for the rest of that batch */
+	for (size_t i = 0; h->parts && i < HELD_PARTS; i++)
+		if (h->parts[i].seq > m->top)
+			m->top = h->parts[i].seq;
 }
 
 void held_mark_format(char *buf, size_t room, const struct held_mark *m)

@@ -22,6 +22,7 @@
 #define HELD_BITS_MIN		(1u << 16)
 #define HELD_BITS_MAX		(1u << 27)	/* 16 MiB: 134 million sequences above the floor */
 #define HELD_STREAM_MAX		64		/* a JetStream stream name is shorter */
+#define HELD_PARTS		64		/* batches held in part at once */
 
 /* Room for a mark as text (held_mark_format()). */
 #define HELD_MARK_MAX		192
@@ -61,7 +62,14 @@ bool held_behind(const struct held *h, uint64_t seq);
  *  0 but for a set whose highest ran HELD_BITS_MAX ahead of its floor */
 uint64_t held_add(struct held *h, uint64_t seq);
 
-/*! The set in short, for a mark. */
+/*! Datagram \a index of the \a count (2 or more) that the message at \a seq carries
+ *  (a batch) is held now; the message is held (held_add()) once all of its are.  A
+ *  batch comes whole in one delivery, so few are ever part held: the latest, and
+ *  those an archive's last write cut (read back), HELD_PARTS at most, the lowest
+ *  forgotten first.  \returns whether it was not held before */
+bool held_add_part(struct held *h, uint64_t seq, uint32_t index, uint32_t count, uint64_t *given_up);
+
+/*! The set in short, for a mark: its top counts a batch held in part. */
 void held_mark(const struct held *h, struct held_mark *m);
 
 /*! \a m as the text an archive carries (at most HELD_MARK_MAX bytes with the NUL):

@@ -14,6 +14,8 @@ struct rx_stored {
 	const char *stream;	/*!< the broker's stream */
 	uint64_t epoch;		/*!< when that stream was created (ns): one created again numbers anew */
 	uint64_t seq;		/*!< its sequence in that stream: 1, 2, ... */
+	uint32_t index;		/*!< its place in the message's batch (natsbatch.h), 0.. */
+	uint32_t count;		/*!< the datagrams of that batch; 0 or 1: the message is this one */
 	uint64_t settled;	/*!< every sequence up to this one was acknowledged by the consumer (or
 				     held, for a record read back): none of them is new; 0 when unknown */
 };

@@ -564,6 +564,40 @@ static uint64_t sequence(const struct queued *q, uint64_t *seq)
 	return 1;
 }
 
+/* The datagrams \a msg carries to \a cb, each with its key: a message of either
+ * layout, a single datagram (natsmsg.h) or a batch (natsbatch.h), so that edges
+ * of both kinds may feed one stream.  \returns 0, or -EINVAL for a message not
+ * an edge's, of which nothing is delivered */
+static int deliver(struct in_nats *n, natsMsg *msg, struct rx_stored *stored, bool again, rx_deliver_cb cb,
+		   void *ctx)
+{
+	struct natsbatch_reader rd;
+	struct rx_record r = { .stored = stored };
+	const char *origin;
+	int count;
+
+	if (!natsmsg_is_batch(msg)) {
+		if (natsmsg_decode(msg, &r))
+			return -EINVAL;
+		r.stored = stored;
+		n->redelivered += again;
+		n->delivered++;
+		cb(ctx, &r);
+		return 0;
+	}
+	count = natsmsg_batch_open(msg, &rd, &origin);
+	if (count < 0)
+		return -EINVAL;
+	stored->count = (uint32_t)count;
+	r.origin = origin;
+	for (; natsbatch_next(&rd, &r); stored->index++) {
+		n->redelivered += again;
+		n->delivered++;
+		cb(ctx, &r);
+	}
+	return 0;
+}
+
 static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
 {
 	struct in_nats *n = (struct in_nats *)in;
@@ -592,21 +626,15 @@ static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
 	for (size_t i = 0; i < k; i++) {
 		struct rx_stored stored = { .stream = n->cfg.stream, .epoch = batch[i].epoch };
 		uint64_t deliveries = sequence(&batch[i], &stored.seq);
-		struct rx_record r;
 
 		n->held[n->n_held++] = batch[i].msg;
-		if (natsmsg_decode(batch[i].msg, &r) || !stored.seq) {
+		/* the floor is of the stream found last; a message of a former one has none */
+		stored.settled = stored.epoch == epoch ? (settled < n->known ? settled : n->known) : 0;
+		if (!stored.seq || deliver(n, batch[i].msg, &stored, deliveries > 1, cb, ctx)) {
 			n->not_ours++;	/* acknowledged, counted, not recorded */
 			if (stored.seq && stored.epoch == epoch)
 				held_add(n->not_ours_seen, stored.seq);
-			continue;
 		}
-		/* the floor is of the stream found last; a message of a former one has none */
-		stored.settled = stored.epoch == epoch ? (settled < n->known ? settled : n->known) : 0;
-		r.stored = &stored;
-		n->redelivered += deliveries > 1;
-		n->delivered++;
-		cb(ctx, &r);
 	}
 	find_gaps(n, settled, epoch);
 	return (int)k;

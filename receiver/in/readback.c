@@ -78,7 +78,8 @@ static uint64_t walk(struct part *p, struct held_mark *m, bool *marked, rx_deliv
 		if (pkt.packet_id && !*marked)
 			continue;	/* which stream's?  below the floor of the first mark anyway */
 		if (pkt.packet_id) {
-			stored = (struct rx_stored){ m->stream, m->epoch, pkt.packet_id, m->floor };
+			stored = (struct rx_stored){ m->stream, m->epoch, pkt.packet_id, pkt.queue >> 16,
+						     pkt.queue & 0xffff, m->floor };
 			r.stored = &stored;
 		}
 		r.rx_time = (struct timespec){ pkt.ts_ns / 1000000000, pkt.ts_ns % 1000000000 };

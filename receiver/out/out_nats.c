@@ -12,6 +12,7 @@
 
 #include "addr.h"
 #include "log.h"
+#include "natsbatch.h"
 #include "natsconn.h"
 #include "natsmsg.h"
 #include "output.h"
@@ -21,9 +22,13 @@
 /*
  * The loop copies each record into the spool and wakes the publisher once per
  * turn; that is all it does.  The publisher sends the oldest records not yet
- * confirmed, up to NATS_WINDOW at a time, and waits for JetStream's answer to
- * each (or libnats' timeout); a confirmed record leaves the spool, any other
- * one is sent again in the next round, ahead of newer records.  While the
+ * confirmed, in batches (natsbatch.h: consecutive records, up to --nats-batch
+ * bytes, a batch going once it is full or its oldest record has waited
+ * --nats-batch-wait) or one a message (--nats-batch 0), up to NATS_WINDOW
+ * messages at a time, and waits for JetStream's answer to each (or libnats'
+ * timeout); a confirmed message's records leave the spool, any other's are sent
+ * again in the next round, ahead of newer records, in the same batch under the
+ * same id.  While the
  * cluster is away the spool fills; a record it cannot take is lost, counted.
  * A record published twice (its answer was lost) is stored once: Nats-Msg-Id
  * (natsmsg.h), which the stream remembers for its duplicate window.  A record
@@ -34,7 +39,9 @@
  * a random part, and is sent again, counted and said.  A record the cluster
  * refuses for good (larger than the stream or the server takes) leaves the
  * spool as well, counted as refused with the server's reason: sent again, it
- * would be refused again, and it would hold up everything behind it.
+ * would be refused again, and it would hold up everything behind it.  A batch
+ * the cluster refuses so is split, its records batched again at half its size,
+ * down to single records: a batch is never refused whole.
  */
 
 /* Publishes in flight at once.  Below the sequence window (SEQ_REORDER_WINDOW):
@@ -52,6 +59,8 @@
  * this is looked for before it is sent again: its first publish may have reached
  * the stream up to an answer's wait late, and so may this one. */
 #define NATS_ID_MARGIN_MS	(2 * NATS_ACK_WAIT_MS)
+/* A batch message's headers take at most this, beside its body. */
+#define NATS_HEADERS_ROOM	1024
 
 enum {
 	PENDING,
@@ -72,15 +81,22 @@ struct spooled {
 	uint64_t nonce;			/*!< not 0: another publisher took its id; its own ends in this */
 	uint64_t sent_ms;		/*!< when it was first published under its id; 0: not yet */
 	uint64_t after_seq;		/*!< the stream's last sequence the publisher knew then */
+	uint64_t batch;			/*!< the publisher's: its batch's number in this run, 0: none yet */
 	uint8_t src[sizeof(struct sockaddr_in6)];
 	uint8_t dst[sizeof(struct sockaddr_in6)];
 	uint8_t data[];
 };
 
+/* One message of a round: a record, or a batch of consecutive ones (the first
+ * one's nonce, sent_ms and after_seq are the batch's). */
 struct inflight {
 	natsMsg *msg;		/*!< until its answer */
-	struct spooled *rec;
-	size_t len;		/*!< the datagram's bytes */
+	struct spooled *rec;	/*!< the first record */
+	uint64_t pos;		/*!< where spool_next() finds it */
+	uint32_t count;		/*!< records */
+	bool fresh;		/*!< a batch made in this round, which newer records may join */
+	size_t len;		/*!< the datagrams' bytes */
+	size_t body;		/*!< a batch's body bytes */
 	int state;
 	bool again;		/*!< published under this id before this round */
 	uint64_t seq;		/*!< a duplicate's: the stored message's stream sequence */
@@ -95,6 +111,12 @@ struct out_nats {
 	uint64_t run;			/*!< random, drawn when this run (a --workers worker) spools its first */
 	struct natsconn *conn;
 	int64_t window_ms;		/*!< the publisher's: the stream's duplicate window */
+	size_t limit;			/*!< the publisher's: a batch body's bytes at most */
+	uint8_t *body;			/*!< the publisher's: room for one batch body */
+	uint64_t batches;		/*!< the publisher's: batches numbered in this run */
+	uint64_t next_pos;		/*!< the publisher's: the spool position after the last record batched */
+	uint64_t batched_bytes;		/*!< the publisher's: bytes of the records batched */
+	bool resend;			/*!< the publisher's: records wait to be sent again */
 	pthread_t thread;
 	bool running;
 
@@ -114,6 +136,10 @@ struct out_nats {
 	struct output_stats own;
 	_Atomic uint64_t resent;
 	char refused_why[NATSCONN_ERR_MAX];	/*!< the server's reason for the last refusal, under mu */
+
+	_Atomic uint64_t spooled_bytes;	/*!< the loop's: records' bytes in a batch, spooled in all */
+	_Atomic uint64_t waiting_till;	/*!< the publisher waits for a batch to fill until the loop
+					     has spooled this many bytes (or its oldest is due); 0: not */
 
 	/* the loop's */
 	uint64_t added;			/*!< since the publisher was last woken */
@@ -197,31 +223,76 @@ static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, v
 	natsMsg_Destroy(msg);
 }
 
-static natsMsg *message(const struct out_nats *n, const struct spooled *sp, size_t len)
+/* The record \a sp of \a len datagram bytes as the collector received it. */
+static struct rx_record record_of(const struct spooled *sp, size_t len)
 {
-	char subject[NATSMSG_SUBJECT_MAX], spooled_as[64];
 	struct rx_record r = { .data = sp->data, .len = len };
-	natsMsg *m = NULL;
 
 	r.rx_time = (struct timespec){ .tv_sec = sp->rx_ns / 1000000000, .tv_nsec = sp->rx_ns % 1000000000 };
 	memcpy(&r.src, sp->src, sizeof(sp->src));
 	memcpy(&r.dst, sp->dst, sizeof(sp->dst));
+	return r;
+}
+
+/* The edge's name for a record or a batch: \a what (its number, "bN" for a batch)
+ * in this run, with its nonce when another publisher took the first name. */
+static void spooled_as(char *out, size_t room, const struct out_nats *n, const char *what, const struct spooled *sp)
+{
+	if (sp->nonce)
+		snprintf(out, room, "%016llx.%s.%016llx", (unsigned long long)n->run, what,
+			 (unsigned long long)sp->nonce);
+	else
+		snprintf(out, room, "%016llx.%s", (unsigned long long)n->run, what);
+}
+
+/* A batch's records, in order, as one message on PREFIX.COLLECTOR.batch; f->body
+ * says its body's bytes. */
+static natsMsg *batch_message(struct out_nats *n, struct inflight *f)
+{
+	char subject[NATSMSG_SUBJECT_MAX], name[96], what[24];
+	uint64_t pos = f->pos;
+	size_t len = NATSBATCH_HEAD_LEN, dlen;
+	natsMsg *m = NULL;
+
+	natsbatch_begin(n->body);
+	for (uint32_t i = 0; i < f->count; i++) {
+		struct spooled *sp = spool_next(n->spool, &pos, &dlen);
+		struct rx_record r;
+
+		if (!sp)
+			return NULL;
+		r = record_of(sp, dlen - sizeof(*sp));
+		len += natsbatch_put(n->body, n->body + len, &r);
+	}
+	f->body = len;
+	snprintf(subject, sizeof(subject), "%s.%s.batch", n->cfg.prefix, n->collector);
+	snprintf(what, sizeof(what), "b%llu", (unsigned long long)f->rec->batch);
+	spooled_as(name, sizeof(name), n, what, f->rec);
+	return natsmsg_encode_batch(&m, subject, n->collector, name, n->body, len) == NATS_OK ? m : NULL;
+}
+
+/* The message for \a f: the same each time it is published again, so that
+ * JetStream stores it once. */
+static natsMsg *message(struct out_nats *n, struct inflight *f)
+{
+	char subject[NATSMSG_SUBJECT_MAX], name[96], what[24];
+	const struct spooled *sp = f->rec;
+	struct rx_record r = record_of(sp, f->len);
+	natsMsg *m = NULL;
+
+	if (!n->cfg.single)
+		return batch_message(n, f);
 	if (!natsmsg_subject(subject, sizeof(subject), n->cfg.prefix, n->collector, (const struct sockaddr *)&r.src))
 		return NULL;
-	/* the same each time it is published again: JetStream stores it once */
-	if (sp->nonce)
-		snprintf(spooled_as, sizeof(spooled_as), "%016llx.%llu.%016llx", (unsigned long long)n->run,
-			 (unsigned long long)sp->n, (unsigned long long)sp->nonce);
-	else
-		snprintf(spooled_as, sizeof(spooled_as), "%016llx.%llu", (unsigned long long)n->run,
-			 (unsigned long long)sp->n);
-	return natsmsg_encode(&m, subject, n->collector, spooled_as, sp->nonce != 0, &r) == NATS_OK ? m : NULL;
+	snprintf(what, sizeof(what), "%llu", (unsigned long long)sp->n);
+	spooled_as(name, sizeof(name), n, what, sp);
+	return natsmsg_encode(&m, subject, n->collector, name, sp->nonce != 0, &r) == NATS_OK ? m : NULL;
 }
 
 /* A "duplicate" answer: the stream holds a message under the record's id.  It is
  * the record's own only when it is the same record (natsmsg_same()).  \returns
  * ACKED, TAKEN, or FAILED when the stream could not say. */
-static int duplicate_of(struct out_nats *n, const struct inflight *f)
+static int duplicate_of(struct out_nats *n, struct inflight *f)
 {
 	natsMsg *stored = NULL, *mine;
 	int r = natsconn_get(n->conn->js, &n->cfg, f->seq, &stored), state;
@@ -231,7 +302,7 @@ static int duplicate_of(struct out_nats *n, const struct inflight *f)
 		return f->again ? ACKED : TAKEN;
 	if (r)
 		return FAILED;
-	mine = message(n, f->rec, f->len);
+	mine = message(n, f);
 	state = !mine ? FAILED : natsmsg_same(stored, mine) ? ACKED : TAKEN;
 	natsMsg_Destroy(mine);
 	natsMsg_Destroy(stored);
@@ -246,6 +317,38 @@ static void name_anew(struct spooled *sp)
 		arc4random_buf(&sp->nonce, sizeof(sp->nonce));
 	while (!sp->nonce);
 	sp->sent_ms = 0;
+}
+
+/* A refused batch's records, to be batched again at half its size: it never
+ * reached the stream, so their new batches are new names. */
+static void split(struct out_nats *n, const struct inflight *f)
+{
+	uint64_t pos = f->pos;
+	size_t len;
+
+	for (uint32_t i = 0; i < f->count; i++) {
+		struct spooled *sp = spool_next(n->spool, &pos, &len);
+
+		if (sp)
+			sp->batch = sp->nonce = sp->sent_ms = 0;
+	}
+	if (f->body / 2 < n->limit)
+		n->limit = f->body / 2;
+	n->resend = true;
+}
+
+/* Each record of \a f leaves the spool. */
+static void unit_done(struct out_nats *n, const struct inflight *f)
+{
+	uint64_t pos = f->pos;
+	size_t len;
+
+	for (uint32_t i = 0; i < f->count; i++) {
+		void *sp = spool_next(n->spool, &pos, &len);
+
+		if (sp)
+			spool_done(n->spool, sp);
+	}
 }
 
 /* Wait for every answer of the round (libnats times out each publish after
@@ -279,17 +382,22 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 		struct inflight *f = &n->round[i];
 
 		if (f->state == ACKED) {
-			spool_done(n->spool, f->rec);
-			FIG_ADD(n, written, 1);
+			unit_done(n, f);
+			FIG_ADD(n, written, f->count);
 			FIG_ADD(n, bytes, f->len);
+		} else if (f->state == REFUSED && f->count > 1) {
+			split(n, f);
 		} else if (f->state == REFUSED) {
-			spool_done(n->spool, f->rec);
+			unit_done(n, f);
 			FIG_ADD(n, refused, 1);
 		} else if (f->state == TAKEN) {
 			name_anew(f->rec);
-			taken++;
+			taken += f->count;
+			n->resend = true;
 		} else if (f->state != UNSENT) {
-			(*failed)++;
+			*failed += f->count;
+		} else {
+			n->resend = true;
 		}
 		f->msg = NULL;
 	}
@@ -318,7 +426,8 @@ static bool found_cb(natsMsg *stored, void *arg)
 		if (f->state != OLD || !natsmsg_same(stored, f->msg))
 			continue;
 		natsMsg_Destroy(f->msg);
-		*f = (struct inflight){ .rec = f->rec, .len = f->len, .state = ACKED };
+		f->msg = NULL;
+		f->state = ACKED;
 		l->left--;
 		break;
 	}
@@ -359,22 +468,98 @@ static int look_for_old(struct out_nats *n, size_t k)
 	return 0;
 }
 
-/* Take the oldest records not yet confirmed, up to NATS_WINDOW, as messages.
- * \returns how many */
+/* The bytes a record takes in a batch. */
+static size_t batch_size(const struct spooled *sp, size_t len)
+{
+	struct rx_record r = record_of(sp, len);
+
+	return natsbatch_size(&r);
+}
+
+/* \a sp (\a len bytes, just before \a pos) is batched now: it is no longer new. */
+static void batched(struct out_nats *n, struct spooled *sp, size_t len, uint64_t pos, uint64_t batch)
+{
+	sp->batch = batch;
+	n->batched_bytes += len + NATSBATCH_REC4_LEN;
+	n->next_pos = pos;
+}
+
+/* Whether \a sp goes in \a f's message: a record of its batch, or a new one that
+ * the batch made in this round has room for (*body bytes so far). */
+static bool joins(struct out_nats *n, struct inflight *f, struct spooled *sp, size_t len, uint64_t pos, size_t *body)
+{
+	size_t size;
+
+	if (n->cfg.single)
+		return false;
+	if (sp->batch)
+		return sp->batch == f->rec->batch;
+	size = batch_size(sp, len);
+	if (!f->fresh || f->count == NATSBATCH_COUNT_MAX || *body + size > n->limit)
+		return false;
+	*body += size;
+	batched(n, sp, len, pos, f->rec->batch);
+	return true;
+}
+
+/* Take the oldest records not yet confirmed as up to NATS_WINDOW messages: a
+ * batch sent before as it was, new records in new batches.  \returns how many */
 static size_t take_round(struct out_nats *n)
 {
-	uint64_t pos = spool_oldest(n->spool);
-	size_t k = 0, len;
+	uint64_t pos = spool_oldest(n->spool), at;
+	struct inflight *f = NULL;
+	size_t k = 0, len, body = 0;
 	struct spooled *sp;
 
-	while (k < NATS_WINDOW && (sp = spool_next(n->spool, &pos, &len))) {
-		natsMsg *m;
-
+	n->resend = false;
+	for (;;) {
+		at = pos;
+		sp = spool_next(n->spool, &pos, &len);
+		if (!sp)
+			break;
 		len -= sizeof(*sp);
-		m = message(n, sp, len);
-		n->round[k++] = (struct inflight){ m, sp, len, m ? PENDING : FAILED, sp->sent_ms != 0, 0 };
+		if (f && joins(n, f, sp, len, pos, &body)) {
+			f->count++;
+			f->len += len;
+			continue;
+		}
+		if (k == NATS_WINDOW)
+			break;
+		f = &n->round[k++];
+		*f = (struct inflight){ .rec = sp, .pos = at, .count = 1, .len = len, .again = sp->sent_ms != 0,
+					.fresh = !n->cfg.single && !sp->batch };
+		if (f->fresh)
+			batched(n, sp, len, pos, ++n->batches);
+		body = NATSBATCH_HEAD_LEN + batch_size(sp, len);
+	}
+	if (k == NATS_WINDOW && sp)
+		n->resend = true;	/* more to send at once */
+	for (size_t i = 0; i < k; i++) {
+		n->round[i].msg = message(n, &n->round[i]);
+		n->round[i].state = n->round[i].msg ? PENDING : FAILED;
 	}
 	return k;
+}
+
+/* How long the records not yet batched may wait for more (ms): 0 when a batch is
+ * full, the oldest has waited --nats-batch-wait, or older records are to be sent
+ * again; the wait is from the record's receipt. */
+static unsigned int batch_due(struct out_nats *n)
+{
+	uint64_t pos = n->next_pos > spool_oldest(n->spool) ? n->next_pos : spool_oldest(n->spool);
+	uint64_t wait_ns = (uint64_t)n->cfg.batch_wait_ms * 1000000, age;
+	struct timespec now;
+	struct spooled *sp;
+	size_t len;
+
+	if (n->cfg.single || n->resend || __atomic_load_n(&n->finishing, __ATOMIC_RELAXED))
+		return 0;
+	sp = spool_next(n->spool, &pos, &len);
+	if (!sp || atomic_load_explicit(&n->spooled_bytes, memory_order_relaxed) - n->batched_bytes >= n->limit)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	age = rx_time_ns(&now) > sp->rx_ns ? rx_time_ns(&now) - sp->rx_ns : 0;
+	return age >= wait_ns ? 0 : (unsigned int)((wait_ns - age + 999999) / 1000000);
 }
 
 /* Send the oldest records not yet confirmed, up to NATS_WINDOW.  \returns how many
@@ -451,13 +636,27 @@ static void set_failing(struct out_nats *n, bool failing, int err)
 	FIG_STORE(n, failing, failing);
 }
 
+/* A batch body's bytes at most: --nats-batch, within what the stream (\a max_msg,
+ * 0: no limit) and the servers store, less room for the headers. */
+static void batch_limit(struct out_nats *n, int64_t max_msg)
+{
+	int64_t most = natsConnection_GetMaxPayload(n->conn->nc);
+
+	n->limit = n->cfg.batch;
+	if (max_msg > 0 && (most <= 0 || max_msg < most))
+		most = max_msg;
+	if (most > NATS_HEADERS_ROOM && (size_t)(most - NATS_HEADERS_ROOM) < n->limit)
+		n->limit = (size_t)(most - NATS_HEADERS_ROOM);
+}
+
 static void *publisher(void *arg)
 {
 	struct out_nats *n = arg;
 	unsigned int backoff = NATS_BACKOFF_MS;
 	bool stream = false;
 	char err[NATSCONN_ERR_MAX];
-	int64_t window = 0;
+	int64_t window = 0, max_msg = 0;
+	unsigned int wait;
 
 	for (;;) {
 		size_t sent, failed = 0;
@@ -468,14 +667,27 @@ static void *publisher(void *arg)
 				break;
 			continue;
 		}
-		if (!stream && natsconn_stream(n->conn->js, &n->cfg, &window, err)) {
+		if (!stream && natsconn_stream(n->conn->js, &n->cfg, &window, &max_msg, err)) {
 			set_failing(n, spool_queued(n->spool) > 0, EAGAIN);
 			if (!nap(n, backoff))
 				break;
 			continue;
 		}
+		if (!stream)
+			batch_limit(n, max_msg);
 		stream = true;
 		n->window_ms = window / 1000000;
+		wait = batch_due(n);
+		if (wait) {
+			/* the loop wakes it only for a full batch: the wait ends it otherwise */
+			atomic_store_explicit(&n->waiting_till, n->batched_bytes + n->limit, memory_order_relaxed);
+			wait = batch_due(n);	/* what was spooled meanwhile */
+			if (wait && !nap(n, wait))
+				break;
+			atomic_store_explicit(&n->waiting_till, 0, memory_order_relaxed);
+			if (wait)
+				continue;
+		}
 		sent = send_round(n, &failed);
 		if (failed) {
 			atomic_fetch_add(&n->resent, failed);
@@ -515,21 +727,25 @@ static void nats_add(struct output *o, const struct rx_record *r, enum wire_verd
 		arc4random_buf(&n->run, sizeof(n->run));
 	sp->rx_ns = rx_time_ns(&r->rx_time);
 	sp->n = ++n->spooled;
-	sp->nonce = sp->sent_ms = sp->after_seq = 0;
+	sp->nonce = sp->sent_ms = sp->after_seq = sp->batch = 0;
 	memcpy(sp->src, &r->src, sizeof(sp->src));
 	memcpy(sp->dst, &r->dst, sizeof(sp->dst));
 	memcpy(sp->data, r->data, r->len);
 	spool_commit(n->spool);
+	atomic_fetch_add_explicit(&n->spooled_bytes, r->len + NATSBATCH_REC4_LEN, memory_order_relaxed);
 	n->added++;
 }
 
-/* End of a turn: one wake-up for all the records the turn queued. */
+/* End of a turn: one wake-up for all the records the turn queued, unless the
+ * publisher waits for a batch to fill and it is not full yet. */
 static void nats_flush(struct output *o, const struct timespec *now)
 {
 	struct out_nats *n = (struct out_nats *)o;
+	uint64_t till = atomic_load_explicit(&n->waiting_till, memory_order_relaxed);
 
 	(void)now;
-	if (n->added) {
+	/* a publisher waiting for a batch to fill is woken when it is full, not each turn */
+	if (n->added && (!till || atomic_load_explicit(&n->spooled_bytes, memory_order_relaxed) >= till)) {
 		n->added = 0;
 		wake(n);
 	}
@@ -597,6 +813,7 @@ static void nats_close(struct output *o, time_t now)
 	nats_finish(o, now);
 	natsconn_close(n->conn);
 	spool_free(n->spool);
+	free(n->body);
 	pthread_cond_destroy(&n->cond);
 	pthread_mutex_destroy(&n->mu);
 	output_release(o);
@@ -643,7 +860,10 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 	pthread_mutex_init(&n->mu, NULL);
 	natsconn_cond_init(&n->cond);
 	n->spool = spool_new(n->cfg.spool);
-	if (!n->spool)
+	/* a batch, and one more record at most (one larger than a batch goes alone) */
+	if (!n->cfg.single)
+		n->body = malloc(n->cfg.batch + NATSBATCH_HEAD_LEN + NATSBATCH_REC6_LEN + 65535);
+	if (!n->spool || (!n->cfg.single && !n->body))
 		goto fail;
 	n->conn = natsconn_open(&n->cfg, n->collector, &(struct natsconn_events){ changed_cb, answer_cb, n }, err);
 	if (!n->conn) {
@@ -657,6 +877,7 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 fail:
 	natsconn_close(n->conn);
 	spool_free(n->spool);
+	free(n->body);
 	pthread_cond_destroy(&n->cond);
 	pthread_mutex_destroy(&n->mu);
 	free(n);

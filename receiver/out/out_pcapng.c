@@ -128,6 +128,9 @@ static void pcapng_add(struct output *o, const struct rx_record *r, enum wire_ve
 
 	if (r->stored) {
 		opts.packet_id = r->stored->seq;
+		/* a batch's datagram: its place in the batch, and the batch's count */
+		if (r->stored->count > 1)
+			opts.queue = r->stored->index << 16 | r->stored->count;
 		opts.comment = mark(p, text, sizeof(text), now);
 	}
 	len = pcapng_epb_with(sink_space(p->sink), PCAPNG_EPB_MAX, ns, (const struct sockaddr *)&r->src,

@@ -135,6 +135,34 @@ static void marks(void)
 	       "nor one with more after it");
 }
 
+/* A batch's datagrams, each once; the batch is held once all of them are. */
+static void batches(void)
+{
+	struct held *h = fresh();
+	uint64_t given_up = 0;
+
+	held_add(h, 1);
+	ok(held_add_part(h, 2, 0, 3, &given_up), "datagram 0 of 3 at sequence 2 is new");
+	ok(!held_add_part(h, 2, 0, 3, &given_up), "and not again");
+	ok(!held_has(h, 2), "the batch is not held with 1 of its 3");
+	ok(held_add_part(h, 2, 2, 3, &given_up), "datagram 2 is new");
+	is_int(mark_of(h).floor, 1, "the floor stays below a batch held in part");
+	is_int(mark_of(h).top, 2, "the mark's top is that batch: a restart reads back the files before for the rest");
+	ok(held_add_part(h, 2, 1, 3, &given_up), "datagram 1 is new");
+	ok(held_has(h, 2), "all 3 held: the batch is");
+	is_int(mark_of(h).floor, 2, "and the floor passes it");
+	ok(!held_add_part(h, 2, 1, 3, &given_up), "a datagram of a held batch is not new");
+	for (uint64_t s = 10; s < 10 + HELD_PARTS + 1; s++)
+		held_add_part(h, s, 0, 2, &given_up);
+	ok(held_add_part(h, 10, 0, 2, &given_up),
+	   "%d batches held in part at once: the lowest is forgotten (its datagram new again)", HELD_PARTS + 1);
+	ok(!held_add_part(h, 10 + HELD_PARTS, 0, 2, &given_up), "the newest is remembered");
+	held_follow(h, "GSMTAP", 2000);
+	ok(held_add_part(h, 10 + HELD_PARTS, 0, 2, &given_up), "another stream: nothing held in part");
+	is_int(given_up, 0, "nothing given up");
+	held_free(h);
+}
+
 int main(void)
 {
 	floor_and_bits();
@@ -142,5 +170,6 @@ int main(void)
 	growth_and_bound();
 	another_stream();
 	marks();
+	batches();
 	return done_testing();
 }

@@ -201,6 +201,26 @@ def offline_seeds(ref, edges):
     return seeds
 
 
+def natsbatch_seeds(ref):
+    """Batch bodies of layout 1 (receiver/broker/natsbatch.h): v4, v6 with scope ids, and one
+    of every reference datagram."""
+    def record(d, v6=False, ns=T0 * 1000000000):
+        if v6:
+            addrs = (b'\xfe\x80' + b'\0' * 13 + b'\x07' + struct.pack('>H', 40000) +
+                     b'\xfe\x80' + b'\0' * 13 + b'\x01' + struct.pack('>H', 4729) + struct.pack('>II', 3, 4))
+        else:
+            addrs = bytes([10, 0, 0, 7]) + struct.pack('>H', 40123) + bytes([10, 0, 0, 1]) + struct.pack('>H', 4729)
+        return struct.pack('>HBBQ', len(d), 6 if v6 else 4, 0, ns) + addrs + d
+
+    def body(records):
+        return struct.pack('>BxxxI', 1, len(records)) + b''.join(records)
+    return {
+        'one-v4': body([record(ref[0])]),
+        'v4-v6-empty': body([record(ref[1]), record(ref[2], v6=True), record(b'')]),
+        'all-ref': body([record(d, v6=i % 5 == 0) for i, d in enumerate(ref)]),
+    }
+
+
 def main():
     ref = reference_datagrams()
     assert len(ref) == 208, len(ref)
@@ -212,6 +232,7 @@ def main():
     write_dir('fuzz_pcapng_epb', pcapng_seeds(ref))
     write_dir('fuzz_frame', frame_seeds(ref, edges))
     write_dir('fuzz_offline_reader', offline_seeds(ref, edges))
+    write_dir('fuzz_natsbatch', natsbatch_seeds(ref))
 
 
 main()

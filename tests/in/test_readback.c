@@ -19,6 +19,7 @@ static const char *const *names;	/* newest first, as output_ops.earlier hands th
 /* What readback() handed over. */
 struct handed {
 	uint64_t seqs[256];
+	uint32_t index[256], count[256];
 	size_t n, plain;
 	char stream[HELD_STREAM_MAX];
 	uint64_t epoch, settled;
@@ -32,8 +33,11 @@ static void handed_cb(void *ctx, const struct rx_record *r)
 		h->plain++;
 		return;
 	}
-	if (h->n < 256)
+	if (h->n < 256) {
+		h->index[h->n] = r->stored->index;
+		h->count[h->n] = r->stored->count;
 		h->seqs[h->n++] = r->stored->seq;
+	}
 	snprintf(h->stream, sizeof(h->stream), "%s", r->stored->stream);
 	h->epoch = r->stored->epoch;
 	h->settled = r->stored->settled;
@@ -51,9 +55,10 @@ static const struct output out = { .ops = &ops };
 
 /* A pcapng file NAME of packets with stream sequences first..last, the first of
  * them with a mark of stream GSMTAP (created at \a epoch) at \a floor and \a top,
- * as the archive marks them with the packet held (top 0: no mark at all). */
-static void archive_file(const char *name, uint64_t first, uint64_t last, uint64_t epoch, uint64_t floor,
-			 uint64_t top)
+ * as the archive marks them with the packet held (top 0: no mark at all); \a per
+ * datagrams of each sequence, a batch's (its place and count in epb_queue) when 2 or more. */
+static void archive_batches(const char *name, uint64_t first, uint64_t last, uint64_t epoch, uint64_t floor,
+			    uint64_t top, uint32_t per)
 {
 	static uint8_t buf[1 << 20];
 	struct sockaddr_in src = { .sin_family = AF_INET, .sin_port = htons(5000) };
@@ -65,11 +70,11 @@ static void archive_file(const char *name, uint64_t first, uint64_t last, uint64
 	len += pcapng_idb(buf + len, sizeof(buf) - len, "gsmtap", NULL);
 	src.sin_addr.s_addr = htonl(0x0a000007);
 	dst.sin_addr.s_addr = htonl(0x0a000001);
-	for (uint64_t s = first; s <= last; s++) {
+	for (uint64_t s = first, i = 0; s <= last; i = (i + 1) % per, s += !i) {
 		char text[HELD_MARK_MAX];
-		struct pcapng_epb_opts opts = { .packet_id = s };
+		struct pcapng_epb_opts opts = { .packet_id = s, .queue = per > 1 ? (uint32_t)i << 16 | per : 0 };
 
-		if (s == first && top) {
+		if (s == first && !i && top) {
 			held_mark_format(text, sizeof(text), &(struct held_mark){ "GSMTAP", epoch, floor, top });
 			opts.comment = text;
 		}
@@ -81,6 +86,12 @@ static void archive_file(const char *name, uint64_t first, uint64_t last, uint64
 	if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
 		BAIL_OUT("cannot write %s: %s", name, strerror(errno));
 	close(fd);
+}
+
+static void archive_file(const char *name, uint64_t first, uint64_t last, uint64_t epoch, uint64_t floor,
+			 uint64_t top)
+{
+	archive_batches(name, first, last, epoch, floor, top, 1);
 }
 
 static struct readback_found read_back(struct handed *h)
@@ -161,6 +172,23 @@ static void another_stream(void)
 	is_int(h.epoch, 8, "its packets are of that stream");
 }
 
+/* A batch's datagrams come back with their places in it, so that a restarted
+ * archiver writes only what a cut batch misses. */
+static void batch_places(void)
+{
+	struct handed h;
+	struct readback_found found;
+
+	archive_batches("f", 400, 401, 9, 399, 400, 3);
+	names = (const char *const[]){ "f", NULL };
+	found = read_back(&h);
+	is_int(found.datagrams, 6, "two batches of 3: 6 datagrams read back");
+	ok(h.n == 6 && h.seqs[0] == 400 && h.seqs[5] == 401, "each with its batch's sequence");
+	ok(h.index[0] == 0 && h.index[2] == 2 && h.index[3] == 0 && h.count[0] == 3 && h.count[5] == 3,
+	   "its place in the batch and the batch's count (%u/%u, %u/%u)", h.index[2], h.count[2], h.index[3],
+	   h.count[3]);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test_readback-XXXXXX";
@@ -171,6 +199,7 @@ int main(void)
 	one_file_enough();
 	unmarked_newest();
 	another_stream();
+	batch_places();
 	for (const char *const *f = (const char *const[]){ "a", "b", "c", "d", "e", "f", "z", NULL }; *f; f++)
 		unlinkat(dfd, *f, 0);
 	close(dfd);

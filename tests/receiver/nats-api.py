@@ -14,6 +14,10 @@ Usage: nats-api.py PORT request SUBJECT [BODY]
        nats-api.py PORT dump STREAM
          print each message STREAM stores: "SEQ<TAB>SUBJECT<TAB>NATS-MSG-ID<TAB>BODY", BODY as Python
          writes bytes
+       nats-api.py PORT latency STREAM FIRST_SEQ
+         for each datagram in STREAM's messages from FIRST_SEQ on (single or batches, layout 1), the time
+         from its receipt at the edge (Gsmtap-Rx-Time, or its batch record's) to its storage in the stream
+         (the message's time); print "datagrams=N messages=M p50_ms=X p99_ms=Y max_ms=Z"
 NATS_USER and NATS_PASS, when set, are the user the client connects as.
 The client speaks the NATS protocol itself (CONNECT, SUB, PUB/HPUB, MSG/HMSG) on 127.0.0.1:PORT, so
 that the tests need nothing but the real nats-server.  No answer within 5 seconds, or a -ERR, fails.
@@ -22,6 +26,7 @@ import base64
 import json
 import os
 import socket
+import struct
 import sys
 
 
@@ -116,14 +121,56 @@ def dump(client, stream):
         print(f"{seq}\t{m['subject']}\t{msg_id}\t{base64.b64decode(m.get('data', ''))!r}")
 
 
+def stored_ns(text):
+    """JetStream's message time, RFC 3339 with up to 9 fractional digits, as ns since the epoch."""
+    import calendar
+    import time
+    whole, _, frac = text.rstrip('Z').partition('.')
+    return calendar.timegm(time.strptime(whole, '%Y-%m-%dT%H:%M:%S')) * 10**9 + int((frac + '0' * 9)[:9])
+
+
+def batch_rx_times(body):
+    """The receive times of a batch body of layout 1 (receiver/broker/natsbatch.h)."""
+    count, off = struct.unpack_from('>I', body, 4)[0], 8
+    for _ in range(count):
+        dlen, family = struct.unpack_from('>HB', body, off)
+        yield struct.unpack_from('>Q', body, off + 4)[0]
+        off += (24 if family == 4 else 56) + dlen
+
+
+def latency(client, stream, first):
+    info = json.loads(client.request(f'$JS.API.STREAM.INFO.{stream}', b''))
+    lats, messages = [], 0
+    for seq in range(max(int(first), info['state']['first_seq']), info['state']['last_seq'] + 1):
+        got = json.loads(client.request(f'$JS.API.STREAM.MSG.GET.{stream}', json.dumps({'seq': seq}).encode()))
+        if 'message' not in got:
+            continue
+        m, messages = got['message'], messages + 1
+        head = dict(line.split(':', 1) for line in base64.b64decode(m.get('hdrs', '')).decode().split('\r\n')
+                    if ':' in line)
+        head = {k.strip().lower(): v.strip() for k, v in head.items()}
+        at = stored_ns(m['time'])
+        if 'gsmtap-batch' in head:
+            rx = batch_rx_times(base64.b64decode(m.get('data', '')))
+        else:
+            rx = [int(head['gsmtap-rx-time'])]
+        lats.extend((at - t) / 1e6 for t in rx)
+    lats.sort()
+    pick = lambda q: lats[min(len(lats) - 1, int(q * len(lats)))] if lats else float('nan')
+    print(f'datagrams={len(lats)} messages={messages} p50_ms={pick(0.5):.2f} p99_ms={pick(0.99):.2f} '
+          f'max_ms={lats[-1] if lats else float("nan"):.2f}')
+
+
 def main():
-    if len(sys.argv) < 4 or sys.argv[2] not in ('request', 'publish', 'take-ids', 'dump'):
+    if len(sys.argv) < 4 or sys.argv[2] not in ('request', 'publish', 'take-ids', 'dump', 'latency'):
         sys.exit(__doc__)
     client = Client(int(sys.argv[1]))
     if sys.argv[2] == 'take-ids':
         return take_ids(client, *sys.argv[3:8])
     if sys.argv[2] == 'dump':
         return dump(client, sys.argv[3])
+    if sys.argv[2] == 'latency':
+        return latency(client, sys.argv[3], sys.argv[4])
     body = sys.argv[4].encode() if len(sys.argv) > 4 else b''
     headers = [arg.split('=', 1) for arg in sys.argv[5:]] if sys.argv[2] == 'publish' else []
     try:

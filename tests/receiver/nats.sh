@@ -122,10 +122,19 @@ finish_run() {
 }
 
 # start_edge NAME PORT ARGS...: a collector on 127.0.0.1:PORT publishing to the cluster; stderr in $T/NAME.err.
+# It publishes one datagram a message (--nats-batch 0), which the tests that count the stream's messages and
+# sequences by datagram need, unless EDGE_LAYOUT says otherwise ("": batches, the default).
+EDGE_LAYOUT=${EDGE_LAYOUT---nats-batch 0}
+# An archiver started with LD_PRELOAD="$LOSER" acknowledges nothing while $ACK_LOSER_FILE exists
+# (tests/tools/ack-loser.so), as if it died between writing and acknowledging each batch.
+LOSER=${ACK_LOSER:-$BUILDDIR/tests/tools/ack-loser.so}
+export ACK_LOSER_FILE="$T/lose-acks"
 start_edge() {
 	local name=$1 port=$2
 	shift 2
-	"$LOGD" -q -l "127.0.0.1:$port" --nats "$NATS_URLS" --nats-id "$name" --nats-replicas 3 "$@" 2>"$T/$name.err" &
+	# shellcheck disable=SC2086 # EDGE_LAYOUT is options, one word each
+	"$LOGD" -q -l "127.0.0.1:$port" --nats "$NATS_URLS" --nats-id "$name" --nats-replicas 3 $EDGE_LAYOUT "$@" \
+		2>"$T/$name.err" &
 	eval "${name}_PID=$!"
 	wait_for "$T/$name.err" 'gsmtap-logd: listening' || bail "edge $name did not start: $(cat "$T/$name.err")"
 }

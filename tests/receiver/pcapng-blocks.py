@@ -16,7 +16,8 @@ Usage: pcapng-blocks.py sections FILE...
          one line per packet: its log text (what follows the GSMTAP and log headers), as Python writes bytes
        pcapng-blocks.py ids FILE...
          one line per packet: its epb_packetid (an archive's stream sequence), '-' without one,
-         then its comment when it has one
+         with :INDEX/COUNT after it for a batch's datagram (its epb_queue, INDEX<<16|COUNT), then its
+         comment when it has one
 Fails loudly on a block whose two lengths differ or that runs past the end.
 """
 import ipaddress
@@ -25,7 +26,7 @@ import sys
 
 SHB, EPB, ISB, NRB = 0x0A0D0D0A, 6, 5, 4
 ISB_OPTIONS = {4: 'ifrecv', 8: 'usrdeliv'}
-OPT_COMMENT, EPB_PACKETID = 1, 5
+OPT_COMMENT, EPB_PACKETID, EPB_QUEUE = 1, 5, 6
 
 
 def blocks(path):
@@ -131,6 +132,9 @@ def ids(path):
         caplen = struct.unpack_from(order + 'I', body, 12)[0]
         found = dict(options(body[20 + (caplen + 3) // 4 * 4:], order))
         line = str(struct.unpack(order + 'Q', found[EPB_PACKETID])[0]) if EPB_PACKETID in found else '-'
+        if EPB_QUEUE in found:
+            queue = struct.unpack(order + 'I', found[EPB_QUEUE])[0]
+            line += f':{queue >> 16}/{queue & 0xffff}'
         if OPT_COMMENT in found:
             line += ' ' + found[OPT_COMMENT].decode()
         out.append(line)

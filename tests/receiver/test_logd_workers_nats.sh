@@ -25,7 +25,7 @@ outputs() {
 
 nats_cluster 3
 PORT=$(free_udp_port)
-start_logd --workers 2 -l "127.0.0.1:$PORT" --nats "$NATS_URLS" --nats-id workers --nats-replicas 3
+start_logd --workers 2 -l "127.0.0.1:$PORT" --nats "$NATS_URLS" --nats-id workers --nats-replicas 3 --nats-batch 0
 wait_until 60 lives_are 2 || bail "the two workers did not start: $(cat "$T/logd.err")"
 
 # The load lasts as long as the kills do: 16 senders at a time, batch after batch, numbered.

@@ -8,8 +8,6 @@
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
 ACK_WAIT=2
-LOSER="$BUILDDIR/tests/tools/ack-loser.so"
-export ACK_LOSER_FILE="$T/lose-acks"
 
 nats_cluster 3
 P1=$(free_udp_port)

@@ -22,8 +22,6 @@ HOSTS=8 PER_HOST=3000 GAP1=20 GAP2=7
 TAKEN=100		# edge2's ids RUN.2..RUN.101, taken first with junk: stream sequences 2..101
 LATE_HOSTS=2 LATE_PER_HOST=500 CAP=300	# sent while the archiver is down; the stream then keeps CAP
 LATE=$((LATE_HOSTS * LATE_PER_HOST))
-LOSER=${ACK_LOSER:-$BUILDDIR/tests/tools/ack-loser.so}
-export ACK_LOSER_FILE="$T/lose-acks"
 
 # sent_numbers HOSTS PER_HOST GAP SRC: "SRC:PORT SEQ" of each datagram a blast of HOSTS hosts from source ports
 # SRC.. sends, PER_HOST each, skipping every GAP-th number (gsmtap-blast's rule; 0: none).

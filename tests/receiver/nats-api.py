@@ -12,8 +12,12 @@ Usage: nats-api.py PORT request SUBJECT [BODY]
          publish BODY to SUBJECT once for each Nats-Msg-Id ID_PREFIX<N>, N = FIRST..LAST, as a
          publisher does who takes another's next ids first; print how many the stream stored
        nats-api.py PORT dump STREAM
-         print each message STREAM stores: "SEQ<TAB>SUBJECT<TAB>NATS-MSG-ID<TAB>BODY", BODY as Python
-         writes bytes
+         print each datagram STREAM stores: "SEQ<TAB>SUBJECT<TAB>NATS-MSG-ID<TAB>BODY", BODY as Python
+         writes bytes: a message's body, or each datagram of a batch (layout 1) on a line of its own
+         under the batch's SEQ, SUBJECT and NATS-MSG-ID
+       nats-api.py PORT count STREAM
+         print "MESSAGES DATAGRAMS LAST_SEQ" of what STREAM stores: a batch counts its datagrams, any
+         other message one
        nats-api.py PORT latency STREAM FIRST_SEQ
          for each datagram in STREAM's messages from FIRST_SEQ on (single or batches, layout 1), the time
          from its receipt at the edge (Gsmtap-Rx-Time, or its batch record's) to its storage in the stream
@@ -107,18 +111,38 @@ def take_ids(client, subject, body, prefix, first, last):
     print(stored)
 
 
-def dump(client, stream):
-    info = json.loads(client.request(f'$JS.API.STREAM.INFO.{stream}', b''))
-    state = info['state']
-    for seq in range(state['first_seq'], state['last_seq'] + 1):
+def stream_state(client, stream):
+    return json.loads(client.request(f'$JS.API.STREAM.INFO.{stream}', b''))['state']
+
+
+def messages(client, stream, first=0, state=None):
+    """(SEQ, MESSAGE, HEADERS) of each message STREAM stores (as STATE says, or now) from sequence FIRST on;
+    HEADERS' names lower-cased."""
+    state = state or stream_state(client, stream)
+    for seq in range(max(int(first), state['first_seq']), state['last_seq'] + 1):
         got = json.loads(client.request(f'$JS.API.STREAM.MSG.GET.{stream}', json.dumps({'seq': seq}).encode()))
         if 'message' not in got:
             continue
         m = got['message']
         head = base64.b64decode(m.get('hdrs', '')).decode(errors='replace')
-        msg_id = next((line.split(':', 1)[1].strip() for line in head.split('\r\n')
-                       if line.lower().startswith('nats-msg-id:')), '-')
-        print(f"{seq}\t{m['subject']}\t{msg_id}\t{base64.b64decode(m.get('data', ''))!r}")
+        head = dict(line.split(':', 1) for line in head.split('\r\n') if ':' in line)
+        yield seq, m, {k.strip().lower(): v.strip() for k, v in head.items()}
+
+
+def dump(client, stream):
+    for seq, m, head in messages(client, stream):
+        body = base64.b64decode(m.get('data', ''))
+        for datagram in batch_datagrams(body) if 'gsmtap-batch' in head else [body]:
+            print(f"{seq}\t{m['subject']}\t{head.get('nats-msg-id', '-')}\t{datagram!r}")
+
+
+def count(client, stream):
+    state = stream_state(client, stream)
+    n = datagrams = 0
+    for _, m, head in messages(client, stream, state=state):
+        n += 1
+        datagrams += struct.unpack_from('>I', base64.b64decode(m['data']), 4)[0] if 'gsmtap-batch' in head else 1
+    print(n, datagrams, state['last_seq'])
 
 
 def stored_ns(text):
@@ -129,26 +153,28 @@ def stored_ns(text):
     return calendar.timegm(time.strptime(whole, '%Y-%m-%dT%H:%M:%S')) * 10**9 + int((frac + '0' * 9)[:9])
 
 
-def batch_rx_times(body):
-    """The receive times of a batch body of layout 1 (receiver/broker/natsbatch.h)."""
-    count, off = struct.unpack_from('>I', body, 4)[0], 8
-    for _ in range(count):
+def batch_records(body):
+    """(receive time, datagram) of each record of a batch body of layout 1 (receiver/broker/natsbatch.h)."""
+    n, off = struct.unpack_from('>I', body, 4)[0], 8
+    for _ in range(n):
         dlen, family = struct.unpack_from('>HB', body, off)
-        yield struct.unpack_from('>Q', body, off + 4)[0]
-        off += (24 if family == 4 else 56) + dlen
+        head = 24 if family == 4 else 56
+        yield struct.unpack_from('>Q', body, off + 4)[0], body[off + head:off + head + dlen]
+        off += head + dlen
+
+
+def batch_rx_times(body):
+    return (rx for rx, _ in batch_records(body))
+
+
+def batch_datagrams(body):
+    return (datagram for _, datagram in batch_records(body))
 
 
 def latency(client, stream, first):
-    info = json.loads(client.request(f'$JS.API.STREAM.INFO.{stream}', b''))
-    lats, messages = [], 0
-    for seq in range(max(int(first), info['state']['first_seq']), info['state']['last_seq'] + 1):
-        got = json.loads(client.request(f'$JS.API.STREAM.MSG.GET.{stream}', json.dumps({'seq': seq}).encode()))
-        if 'message' not in got:
-            continue
-        m, messages = got['message'], messages + 1
-        head = dict(line.split(':', 1) for line in base64.b64decode(m.get('hdrs', '')).decode().split('\r\n')
-                    if ':' in line)
-        head = {k.strip().lower(): v.strip() for k, v in head.items()}
+    lats, n = [], 0
+    for _, m, head in messages(client, stream, first):
+        n += 1
         at = stored_ns(m['time'])
         if 'gsmtap-batch' in head:
             rx = batch_rx_times(base64.b64decode(m.get('data', '')))
@@ -157,18 +183,20 @@ def latency(client, stream, first):
         lats.extend((at - t) / 1e6 for t in rx)
     lats.sort()
     pick = lambda q: lats[min(len(lats) - 1, int(q * len(lats)))] if lats else float('nan')
-    print(f'datagrams={len(lats)} messages={messages} p50_ms={pick(0.5):.2f} p99_ms={pick(0.99):.2f} '
+    print(f'datagrams={len(lats)} messages={n} p50_ms={pick(0.5):.2f} p99_ms={pick(0.99):.2f} '
           f'max_ms={lats[-1] if lats else float("nan"):.2f}')
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[2] not in ('request', 'publish', 'take-ids', 'dump', 'latency'):
+    if len(sys.argv) < 4 or sys.argv[2] not in ('request', 'publish', 'take-ids', 'dump', 'count', 'latency'):
         sys.exit(__doc__)
     client = Client(int(sys.argv[1]))
     if sys.argv[2] == 'take-ids':
         return take_ids(client, *sys.argv[3:8])
     if sys.argv[2] == 'dump':
         return dump(client, sys.argv[3])
+    if sys.argv[2] == 'count':
+        return count(client, sys.argv[3])
     if sys.argv[2] == 'latency':
         return latency(client, sys.argv[3], sys.argv[4])
     body = sys.argv[4].encode() if len(sys.argv) > 4 else b''

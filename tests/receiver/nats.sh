@@ -109,11 +109,11 @@ stream_leader() {
 	stream_states | awk -v s="$1" '$1 == s && $3 ~ /^n/ { print substr($3, 2); found = 1; exit } END { exit !found }'
 }
 
-# finish_run SECONDS SENT: wait up to SECONDS until the stream holds SENT messages and the archiver wrote
+# finish_run SECONDS SENT: wait up to SECONDS until the stream carries SENT datagrams and the archiver wrote
 # them (a test each), then stop edge1, edge2 and arch; their exit statuses in S1, S2 and S3.
 finish_run() {
 	wait_until "$1" stream_holds "$2"
-	ok $? "the stream reached $2 messages"
+	ok $? "the stream reached $2 datagrams"
 	wait_until "$1" has_written arch "$2"
 	ok $? "the archiver wrote them"
 	stop edge1; S1=$STATUS
@@ -122,9 +122,8 @@ finish_run() {
 }
 
 # start_edge NAME PORT ARGS...: a collector on 127.0.0.1:PORT publishing to the cluster; stderr in $T/NAME.err.
-# It publishes one datagram a message (--nats-batch 0), which the tests that count the stream's messages and
-# sequences by datagram need, unless EDGE_LAYOUT says otherwise ("": batches, the default).
-EDGE_LAYOUT=${EDGE_LAYOUT---nats-batch 0}
+# It publishes batches (the default) unless EDGE_LAYOUT says otherwise ("--nats-batch 0": one datagram a message).
+EDGE_LAYOUT=${EDGE_LAYOUT-}
 # An archiver started with LD_PRELOAD="$LOSER" acknowledges nothing while $ACK_LOSER_FILE exists
 # (tests/tools/ack-loser.so), as if it died between writing and acknowledging each batch.
 LOSER=${ACK_LOSER:-$BUILDDIR/tests/tools/ack-loser.so}
@@ -252,10 +251,21 @@ wait_until() {
 		sleep 0.2
 	done
 }
-# stream_holds N: the stream GSMTAP holds N messages.
-stream_holds() { [ "$(stream_messages GSMTAP)" = "$1" ]; }
-# stream_holds_at_least N: the stream GSMTAP holds N messages or more.
-stream_holds_at_least() { [ "$(stream_messages GSMTAP)" -ge "$1" ]; }
+# stream_count STREAM: "MESSAGES DATAGRAMS LAST_SEQ" of what STREAM stores, a batch counting its datagrams
+# (nats-api.py count, asked of the first node that runs); fails when none answers.
+stream_count() { nats_api_first count "$1"; }
+# stream_datagrams: the datagrams the stream GSMTAP carries (-1: no answer); stream_last_seq: its last sequence
+# (from its info alone: the count reads every message).
+stream_datagrams() { local m d l; read -r m d l < <(stream_count GSMTAP 2>/dev/null) && echo "$d" || echo -1; }
+stream_last_seq() {
+	js_api '$JS.API.STREAM.INFO.GSMTAP' | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"]["last_seq"])'
+}
+# stream_holds N: the stream GSMTAP carries N datagrams (in any messages, single or batches).
+stream_holds() { [ "$(stream_datagrams)" = "$1" ]; }
+# stream_messages_are N: the stream GSMTAP holds N messages (as its API says).
+stream_messages_are() { [ "$(stream_count GSMTAP | cut -d' ' -f1)" = "$1" ]; }
+# stream_holds_at_least N: the stream GSMTAP carries N datagrams or more.
+stream_holds_at_least() { [ "$(stream_datagrams)" -ge "$1" ]; }
 # ask NAME: once NAME has read what the kernel holds for its UDP sockets (an edge's senders), ask it for its
 # summary (SIGUSR1) and wait (up to 60 s) until the whole of it is in $T/NAME.err: its input lines end it.
 ask() {
@@ -303,6 +313,12 @@ acked() {
 	EOF
 }
 
+# all_acked DURABLE: the durable consumer has every message the stream GSMTAP holds acknowledged (its ack floor
+# at the stream's last sequence).
+all_acked() { local last; last=$(stream_last_seq) && acked "$1" "$last"; }
+# all_archived DURABLE N: the stream GSMTAP carries N datagrams and DURABLE has each of its messages acknowledged.
+all_archived() { stream_holds "$2" && all_acked "$1"; }
+
 # show NAME...: their summary lines, as TAP comments, for whoever reads a failure.
 show() {
 	local name
@@ -311,15 +327,18 @@ show() {
 	done
 }
 
-# js_api SUBJECT [BODY]: a request to the first node that runs (a JetStream API call, as an operator
-# makes it with the nats tool); its answer on stdout.  Fails without one.
-js_api() {
+# nats_api_first COMMAND ARGS...: nats-api.py COMMAND asked of the first node that runs; fails without one.
+nats_api_first() {
 	local i
 	for i in "${!NATS_NODES[@]}"; do
-		[ -n "${NATS_NODES[i]}" ] && { python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[i]}" request "$@"; return; }
+		[ -n "${NATS_NODES[i]}" ] && { python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[i]}" "$@"; return; }
 	done
 	return 1
 }
+
+# js_api SUBJECT [BODY]: a request to the first node that runs (a JetStream API call, as an operator
+# makes it with the nats tool); its answer on stdout.  Fails without one.
+js_api() { nats_api_first request "$@"; }
 
 # js_publish SUBJECT BODY [NAME=VALUE...]: a message with those headers, as another publisher sends it to the
 # stream's subjects; JetStream's answer on stdout.
@@ -338,13 +357,16 @@ js_dump() {
 	python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" dump "$@"
 }
 
-# run_of EDGE N: "EDGE/RUN." of the message at stream sequence N, which EDGE stored as its Nats-Msg-Id EDGE/RUN.N
-# (the N-th datagram of its run, not numbered by its sender); fails when that is not its id.
+# msg_id N: the Nats-Msg-Id of the message at stream sequence N.
+msg_id() { js_dump GSMTAP | awk -F'\t' -v n="$1" '$1 == n { print $3; exit }'; }
+
+# run_of EDGE N: "EDGE/RUN.b" of the message at stream sequence N, which EDGE stored as its Nats-Msg-Id
+# EDGE/RUN.bN (its N-th batch of its run); fails when that is not its id.
 run_of() {
 	local id
-	id=$(js_dump GSMTAP | awk -F'\t' -v n="$2" '$1 == n { print $3 }')
-	echo "${id%.*}."
-	[[ $id =~ ^$1/[0-9a-f]{16}\.$2$ ]]
+	id=$(msg_id "$2")
+	echo "${id%.*}.b"
+	[[ $id =~ ^$1/[0-9a-f]{16}\.b$2$ ]]
 }
 
 # send_lines PORT FIRST LAST: log datagrams with the texts "line FIRST" .. "line LAST" to 127.0.0.1:PORT, from
@@ -392,17 +414,29 @@ stream_config() {
 # cap_stream N: the operator sets max_msgs=N on the stream GSMTAP.
 cap_stream() { stream_config max_msgs "$1"; }
 
-# ids FILE...: "ID [COMMENT]" for every packet of the pcapng files (an archive's stream sequences).
+# ids FILE...: "ID [COMMENT]" for every packet of the pcapng files (an archive's stream sequences, with
+# :INDEX/COUNT for a batch's datagram).
 ids() { pcapng_blocks ids "$@"; }
 
-# exactly_once N FILE...: the packet ids of the files are 1..N, each once; sets IDS_DUPS (ids twice) and
-# IDS_MISSING (of 1..N, not there) and says the first few of each.
+# exactly_once N FILE...: the files hold N datagrams, each key (stream sequence, and place in its batch) once,
+# every stream sequence from 1 to the highest and every place of each batch there; sets IDS_DUPS (keys twice)
+# and IDS_MISSING (sequences, and places in a batch, not there) and says the first few of each.
 exactly_once() {
 	local n=$1
 	shift
-	ids "$@" | cut -d' ' -f1 | sort -n >"$T/ids"
+	ids "$@" | cut -d' ' -f1 | sort >"$T/ids"
 	IDS_DUPS=$(uniq -d "$T/ids" | wc -l)
-	seq 1 "$n" | sort | comm -23 - <(sort -u "$T/ids") | sort -n >"$T/ids.missing"
+	# what is missing: each sequence of 1..highest not there, each place 0..COUNT-1 of a batch not there
+	awk -F'[:/]' '{ seen[$0] = 1; s[$1 + 0] = 1; if ($1 + 0 > top) top = $1 + 0; if (NF == 3) c[$1 + 0] = $3 }
+		END {
+			for (i = 1; i <= top; i++)
+				if (!(i in s))
+					print i
+			for (b in c)
+				for (j = 0; j < c[b]; j++)
+					if (!((b ":" j "/" c[b]) in seen))
+						print b ":" j "/" c[b]
+		}' "$T/ids" | sort -n >"$T/ids.missing"
 	IDS_MISSING=$(wc -l <"$T/ids.missing")
 	uniq -d "$T/ids" | head -5 | sed "s/^/# twice: stream sequence /"
 	head -5 "$T/ids.missing" | sed "s/^/# missing: stream sequence /"

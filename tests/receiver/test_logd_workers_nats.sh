@@ -25,7 +25,7 @@ outputs() {
 
 nats_cluster 3
 PORT=$(free_udp_port)
-start_logd --workers 2 -l "127.0.0.1:$PORT" --nats "$NATS_URLS" --nats-id workers --nats-replicas 3 --nats-batch 0
+start_logd --workers 2 -l "127.0.0.1:$PORT" --nats "$NATS_URLS" --nats-id workers --nats-replicas 3
 wait_until 60 lives_are 2 || bail "the two workers did not start: $(cat "$T/logd.err")"
 
 # The load lasts as long as the kills do: 16 senders at a time, batch after batch, numbered.
@@ -55,7 +55,7 @@ RECEIVED=$(summary received)
 WRITTEN=$(outputs written)
 UNWRITTEN=$(outputs unwritten)
 REFUSED=$(outputs refused)
-STORED=$(stream_messages GSMTAP)
+STORED=$(stream_datagrams)
 is "$(summary worker_restarts)" "$KILLS" "worker_restarts=$KILLS"
 is "$(summary written)" "$WRITTEN" "written= is the nats output's (JetStream confirmed $WRITTEN)"
 is "$(summary unwritten)" "$UNWRITTEN" "unwritten= is the nats output's"

@@ -44,7 +44,7 @@ SENT=$(blasted edge1 sent) SKIPPED=$(blasted edge1 skipped)
 
 wait_until 60 stream_holds "$SENT"
 ok $? "the stream reached $SENT messages"
-wait_until 60 acked arch "$SENT"
+wait_until 60 all_archived arch "$SENT"
 ok $? "the durable consumer has every one acknowledged"
 stop edge1
 stop arch

@@ -16,7 +16,7 @@ js_api '$JS.API.STREAM.CREATE.GSMTAP' \
 	grep -q '"max_msg_size":20000'
 ok $? "3 nodes; an operator's stream GSMTAP takes messages of 20000 bytes at most"
 P1=$(free_udp_port)
-EDGE_LAYOUT="" start_edge edge1 "$P1" --nats-batch-wait 20
+start_edge edge1 "$P1" --nats-batch-wait 20
 blast_to edge1 "$P1" -H 4 -n 500 -r 2000 -s 400
 wait_until 60 confirmed edge1 2000
 ok $? "2000 datagrams of about 500 bytes confirmed"

@@ -14,8 +14,8 @@ start_arch() { LD_PRELOAD="$LOSER" start_archiver arch --nats-ack-wait "$ACK_WAI
 
 nats_cluster 3
 P1=$(free_udp_port) P2=$(free_udp_port) SRC=$(free_udp_port)
-start_edge edge1 "$P1"
-EDGE_LAYOUT="" start_edge edge2 "$P2"
+EDGE_LAYOUT="--nats-batch 0" start_edge edge1 "$P1"
+start_edge edge2 "$P2"
 start_arch
 ok 0 "3 nodes, edge1 publishing single datagrams, edge2 batches, and an archiver started"
 
@@ -44,7 +44,7 @@ ok $? "edge1 had its $SENT1 confirmed"
 wait_until 60 confirmed edge2 "$SENT2"
 ok $? "edge2 had its $SENT2 confirmed"
 MESSAGES=$(stream_messages GSMTAP)
-wait_until 60 acked arch "$MESSAGES"
+wait_until 60 all_acked arch
 ok $? "the durable consumer has each of the stream's $MESSAGES messages acknowledged"
 stop edge1
 stop edge2

@@ -15,13 +15,13 @@ ok 0 "3 nodes, an edge and an archiver started"
 
 # 1,000 sent and archived; the archiver stops; the operator deletes its consumer and creates it anew.
 blast_to edge1 "$P1" -H 4 -n 250 -r 5000 -s 0
-wait_until 60 acked arch 1000
+wait_until 60 all_archived arch 1000
 ok $? "1000 archived and acknowledged"
 stop arch
 consumer_delete arch && consumer_create arch
 ok $? "the archiver stopped; an operator deleted its consumer and created it anew"
 start_archiver arch
-wait_until 60 acked arch 1000
+wait_until 60 all_archived arch 1000
 ok $? "the new consumer delivered all 1000 again, and had them acknowledged"
 wait_until 60 eval 'ask arch && [ "$(figure arch received)" = 1000 ]'
 ok $? "the restarted archiver received the 1000 again"
@@ -59,7 +59,7 @@ ok $? "the archive holds all 2500 ($UNIQUE distinct sender and number, $DUPS twi
 # After a restart on a consumer made anew, the new stream's 500 come again: held, not written.
 consumer_delete arch && consumer_create arch
 start_archiver arch
-wait_until 60 acked arch 500
+wait_until 60 all_archived arch 500
 ok $? "restarted on a consumer made anew, the archiver had the new stream's 500 acknowledged again"
 stop arch
 is "$(figure arch written) $(figure arch redelivered)" "0 500" "it wrote none: the archive holds them, of this stream"

@@ -27,7 +27,7 @@ rm "$T/drop"
 wait_until 120 confirmed edge1 400
 ok $? "the node answers again: the edge's NATS output confirmed 400"
 js_dump GSMTAP >"$T/stored"
-is "$(wc -l <"$T/stored")" 400 "the stream holds 400 messages"
+is "$(wc -l <"$T/stored")" 400 "the stream holds 400 datagrams"
 is "$(stored_lines "$T/stored")" "400 400" "each datagram once"
 stop edge1
 is "$STATUS $(output_figure edge1 written) $(output_figure edge1 unwritten)" "0 400 0" "the edge exits 0: written=400 unwritten=0"

@@ -6,22 +6,22 @@
 # edges receive from senders with the same addresses and ports (two sites behind two edges); edge1 publishes
 # through a relay to node 1 alone, and from its first datagram until round 1 node 1's answers do not reach it,
 # for four of the stream's duplicate windows (--nats-duplicate-window 3) and more, long after the stream stored
-# what it published.  Before the blasts, another publisher takes edge2's next 100 ids with junk (those of
-# datagrams not numbered by their sender, EDGE/RUN.N): edge2 counts them (ids_taken=) and sends those datagrams
-# again under fresh ids.  After the last kill, while the archiver is
-# down, two more senders send 1000 datagrams and an operator caps the stream at max_msgs=300: the restarted
-# archiver counts what left the stream unread (expired= with expired_seqs=FIRST-LAST).  So every datagram sent is
-# in the archive once or one of those expired, and the stream sequences missing from the archive are exactly the
-# junk and that range.  The archive rotates every 4000 packets, so that what a restart must read back lies in
+# what it published.  The edges publish batches (the default).  Before the blasts, another publisher takes
+# edge2's next 100 batch ids with junk (EDGE/RUN.bN: more than it needs for the next 100 datagrams, not numbered
+# by their sender): edge2 counts the datagrams of each batch whose id it finds taken (ids_taken=: the 100, then
+# those of its next batches up to RUN.b101) and sends them again under fresh ids.  After the
+# last kill, while the archiver is down, two more senders send 1000 datagrams and an operator caps the stream at
+# half the messages those took: the restarted archiver counts what left the stream unread (expired= sequences,
+# with expired_seqs=FIRST-LAST).  So every datagram sent is in the archive once or in one of those expired
+# messages, and the stream sequences missing from the archive are exactly the junk and that range.  The archive rotates every 4000 packets, so that what a restart must read back lies in
 # several files.
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
 ACK_WAIT=2
 HOSTS=8 PER_HOST=3000 GAP1=20 GAP2=7
-TAKEN=100		# edge2's ids RUN.2..RUN.101, taken first with junk: stream sequences 2..101
-LATE_HOSTS=2 LATE_PER_HOST=500 CAP=300	# sent while the archiver is down; the stream then keeps CAP
-LATE=$((LATE_HOSTS * LATE_PER_HOST))
+TAKEN=100		# edge2's ids RUN.b2..RUN.b101, taken first with junk: stream sequences 2..101
+LATE_HOSTS=2 LATE_PER_HOST=500	# sent while the archiver is down; the stream then keeps half their messages
 
 # sent_numbers HOSTS PER_HOST GAP SRC: "SRC:PORT SEQ" of each datagram a blast of HOSTS hosts from source ports
 # SRC.. sends, PER_HOST each, skipping every GAP-th number (gsmtap-blast's rule; 0: none).
@@ -54,14 +54,14 @@ send_lines "$P2" 1 1
 wait_until 60 stream_holds 1
 ok $? "edge2's first datagram (not numbered by its sender) is stored"
 RUN=$(run_of edge2 1)
-ok $? "as ${RUN}1: the edge, a random part for its run, its number"
+ok $? "as ${RUN}1: the edge, a random part for its run, its batch's number"
 stream_config duplicate_window 120000000000
 ok $? "an operator set the stream's duplicate window to 2 minutes"
 is "$(js_take_ids gsmtap.edge2.x junk "$RUN" 2 $((TAKEN + 1)))" "$TAKEN" \
 	"another publisher took its next $TAKEN ids first, with junk (stream sequences 2..$((TAKEN + 1)))"
 send_lines "$P2" 2 $((TAKEN + 1))
 wait_until 60 confirmed edge2 $((TAKEN + 1))
-ok $? "edge2 had its next $TAKEN stored all the same"
+ok $? "edge2 had its next $TAKEN stored all the same, in batches whose ids were taken"
 is "$(output_figure edge2 ids_taken)" "$TAKEN" "counting $TAKEN records whose ids another publisher held"
 stream_config duplicate_window $((WINDOW * 1000000000))
 ok $? "and back to $WINDOW s"
@@ -113,44 +113,56 @@ wait $BL1 $BL2
 is "$(($(blasted edge1 sent) + $(blasted edge2 sent)))" $((2 * HOSTS * PER_HOST)) "the blasts sent their datagrams, leaving gaps"
 
 # the archiver down: more datagrams, then the stream capped, so that some leave it unread
+wait_until 120 stream_holds $(($(blasted edge1 sent) + $(blasted edge2 sent) + 2 * TAKEN + 1))
+ok $? "the stream stores what the blasts sent"
+PRE=$(stream_last_seq)
 blast_to edge2 "$P2" -H "$LATE_HOSTS" -n "$LATE_PER_HOST" -r 1200 -s 0 -P $((SRC + HOSTS))
 SENT=$(($(blasted edge1 sent) + $(blasted edge2 sent) + TAKEN + 1))
-STORED=$((SENT + TAKEN)) LAST=$((SENT + TAKEN - CAP))
+STORED=$((SENT + TAKEN))
 wait_until 120 stream_holds "$STORED"
 ok $? "the stream stores each once: $SENT datagrams and $TAKEN of junk"
+TOP=$(stream_last_seq)
+CAP=$(((TOP - PRE) / 2)) LAST=$((TOP - (TOP - PRE) / 2))
+ok "$([ "$CAP" -ge 1 ]; echo $?)" "the last $LATE_HOSTS senders' datagrams are in messages $((PRE + 1))..$TOP"
+js_dump GSMTAP >"$T/stored"
+cut -f1 "$T/stored" | uniq -c | awk '{ print $2, $1 }' >"$T/per-message"	# "SEQ DATAGRAMS"
+# the junk took more ids than the first 100 needed: edge2's next batches, up to RUN.b101, went under fresh ids too
+AGAIN=$(cut -f3 "$T/stored" | grep -cE "^${RUN//./\\.}[0-9]+\.[0-9a-f]{16}\$")
 stop edge1
 stop edge2
-is "$STATUS $(output_figure edge2 ids_taken)" "0 $TAKEN" "edge2 exits 0, its ids_taken=$TAKEN"
+is "$STATUS $(output_figure edge2 ids_taken)" "0 $AGAIN" \
+	"edge2 exits 0, its ids_taken=$AGAIN: the datagrams the stream holds under its fresh ids (EDGE/RUN.bN.NONCE)"
 grep -q "another publisher's messages under the ids of" "$T/edge2.err"
 ok $? "and it said that another publisher's messages had its ids"
 cap_stream "$CAP"
 ok $? "the archiver still down, an operator capped the stream at max_msgs=$CAP"
-wait_until 60 stream_holds "$CAP"
-ok $? "it holds the last $CAP: sequences up to $LAST left it, the last $((LATE - CAP)) of them never delivered"
+wait_until 60 stream_messages_are "$CAP"
+ok $? "it holds the last $CAP: sequences up to $LAST left it, the last $((LAST - PRE)) of them never delivered"
 start_arch
-wait_until 120 acked arch "$STORED"
+wait_until 120 all_acked arch
 ok $? "the restarted archiver had every one acknowledged"
 wait_until 60 eval 'ask arch && [ "$(input_figure arch expired_seqs | cut -d- -f2)" = "$LAST" ]'
 ok $? "it counted what left the stream unread, up to $LAST"
 stop arch
 is "$STATUS" 0 "the last archiver exits 0"
 EXPIRED=$(input_figure arch expired) FIRST=$(input_figure arch expired_seqs | cut -d- -f1)
+GONE=$(awk -v from="$FIRST" -v to="$LAST" '$1 >= from && $1 <= to { n += $2 } END { print n + 0 }' "$T/per-message")
 is "$(grep -o 'fetched [0-9]* again, [0-9]* had left the stream' "$T/arch.err" | awk '{ n += $4 } END { print n + 0 }')" \
 	"$EXPIRED" "and it said so"
 
 FILES=("$T"/arch/archive_*.pcapng)
 ok "$([ "${#FILES[@]}" -ge 12 ]; echo $?)" "the archive is ${#FILES[@]} files"
 exactly_once "$STORED" "${FILES[@]}"	# fails: the junk and the expired are not there
-is "$IDS_DUPS $(wc -l <"$T/ids")" "0 $((STORED - TAKEN - EXPIRED))" \
-	"the archive holds $((STORED - TAKEN - EXPIRED)) stored messages, each once"
+is "$IDS_DUPS $(wc -l <"$T/ids")" "0 $((SENT - GONE))" \
+	"the archive holds $((SENT - GONE)) stored datagrams, each once: all but the $GONE of the expired messages"
 seq 2 $((TAKEN + 1)) | cmp -s - <(head -n "$TAKEN" "$T/ids.missing")
 ok $? "it lacks the junk (stream sequences 2..$((TAKEN + 1)))"
 tail -n +$((TAKEN + 1)) "$T/ids.missing" >"$T/ids.expired"
 is "$(wc -l <"$T/ids.expired") $(head -n 1 "$T/ids.expired") $(tail -n 1 "$T/ids.expired")" "$EXPIRED $FIRST $LAST" \
 	"and else exactly the expired: $EXPIRED sequences from $FIRST to $LAST"
-is "$(awk -v from=$((STORED - LATE + 1)) '$1 >= from' "$T/ids.expired" | wc -l)" $((LATE - CAP)) \
-	"among them each sent while the archiver was down that left the stream ($((STORED - LATE + 1))..$LAST)"
-is "$(packets "${FILES[@]}")" $((STORED - TAKEN - EXPIRED)) "capinfos agrees: $((STORED - TAKEN - EXPIRED)) packets"
+is "$(awk -v from=$((PRE + 1)) '$1 >= from' "$T/ids.expired" | wc -l)" $((LAST - PRE)) \
+	"among them each sent while the archiver was down that left the stream ($((PRE + 1))..$LAST)"
+is "$(packets "${FILES[@]}")" $((SENT - GONE)) "capinfos agrees: $((SENT - GONE)) packets"
 pcapng_blocks texts "${FILES[@]}" | grep "^b'line " | sort >"$T/lines"
 seq $((TAKEN + 1)) | sed "s/.*/b'line &'/" | sort | cmp -s - "$T/lines"
 ok $? "it holds each of the $((TAKEN + 1)) datagrams not numbered by their sender (lines 1..$((TAKEN + 1))) once"
@@ -161,8 +173,8 @@ numbers "${FILES[@]}" | grep -v ' 0$' | sort >"$T/archived"
 	sent_numbers "$LATE_HOSTS" "$LATE_PER_HOST" 0 $((SRC + HOSTS))
 } | sort >"$T/sent"
 comm -13 "$T/sent" "$T/archived" | head -5 | sed 's/^/# not sent, or more often: /'
-is "$(comm -13 "$T/sent" "$T/archived" | wc -l) $(comm -23 "$T/sent" "$T/archived" | wc -l)" "0 $EXPIRED" \
-	"its datagrams are those the senders sent, each at most as often as the edges received it, and $EXPIRED lacking: the expired"
+is "$(comm -13 "$T/sent" "$T/archived" | wc -l) $(comm -23 "$T/sent" "$T/archived" | wc -l)" "0 $GONE" \
+	"its datagrams are those the senders sent, each at most as often as the edges received it, and $GONE lacking: the expired"
 is "$(grep -c 'read back [0-9]* datagrams from [0-9]* files of the pcapng output' "$T/arch.err")" 11 \
 	"each of the 11 runs read back what the archive held before it"
 grep -E 'read back|GSMTAP/arch: ' "$T/arch.err" | sed 's/^/# /'	# what each run knew, and said

@@ -38,7 +38,7 @@ for round in 1 2 3; do
 	ok $? "round $round: node $before, the consumer's leader, killed; another leads it"
 	blast_to edge1 "$P1" -H 4 -n 100 -r 5000 -s 0
 	sent=$((sent + 400))
-	wait_until 60 acked arch "$sent"
+	wait_until 60 all_archived arch "$sent"
 	ok $? "round $round: the archiver reads on: $sent acknowledged"
 	nats_start "$before"
 	nats_ready
@@ -49,7 +49,7 @@ for round in 1 2 3; do
 	ok $? "round $round: the consumer's leader, node $before, stepped down ($(tail -n 1 "$T/stepdown.out"))"
 	blast_to edge1 "$P1" -H 4 -n 100 -r 5000 -s 0
 	sent=$((sent + 400))
-	wait_until 60 acked arch "$sent"
+	wait_until 60 all_archived arch "$sent"
 	ok $? "round $round: $sent acknowledged"
 	# the archiver looks its consumer up every second: give it two looks at the new leader
 	sleep 2

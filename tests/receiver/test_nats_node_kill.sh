@@ -4,6 +4,11 @@
 . "$SRCDIR/tests/tap.sh"
 . "$SRCDIR/tests/receiver/logd.sh"
 . "$SRCDIR/tests/receiver/nats.sh"
+# One datagram a message, still: with batches the kill can fall between two of an edge's rounds, and neither edge
+# feel it (seen: "not ok 3 - an edge felt the leader go", 0 failure episodes); left to do.  So the stream's
+# messages are its datagrams, counted from the monitoring port (reading 160,000 messages each time is too slow).
+EDGE_LAYOUT="--nats-batch 0"
+stream_datagrams() { stream_messages GSMTAP; }
 
 nats_cluster 3
 P1=$(free_udp_port) P2=$(free_udp_port)
@@ -39,7 +44,7 @@ is "$(figure edge1 received) $(figure edge2 received)" "$E1_SENT $E2_SENT" "each
 is "$(output_figure edge1 written) $(output_figure edge2 written)" "$E1_SENT $E2_SENT" \
 	"JetStream confirmed every one to each edge"
 is "$(output_figure edge1 unwritten) $(output_figure edge2 unwritten)" "0 0" "neither edge lost any"
-is "$(stream_messages GSMTAP)" "$SENT" "the stream holds each once: the publishes sent again were dropped by Nats-Msg-Id"
+is "$(stream_datagrams)" "$SENT" "the stream holds each once: the publishes sent again were dropped by Nats-Msg-Id"
 is "$(figure arch written)" "$SENT" "the archiver wrote $SENT"
 is "$(($(figure arch received) - $(figure arch redelivered)))" "$SENT" "and received each once (besides redeliveries)"
 is "$(figure arch lost)" "$SKIPPED" "its sequence accounting: exactly the gaps the senders left ($SKIPPED)"

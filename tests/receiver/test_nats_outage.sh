@@ -61,7 +61,7 @@ is "$(output_figure edge1 written) $(output_figure edge1 unwritten) $(output_fig
 is "$(output_figure edge2 written) $(output_figure edge2 unwritten)" "$((E2_SENT - E2_LOST)) $E2_LOST" \
 	"edge2: written + lost = received, lost exactly what its spool could not hold"
 ok "$(grep -q 'nats output .* writable again' "$T/edge1.err"; echo $?)" "edge1 said when it could publish again"
-is "$(stream_messages GSMTAP)" "$STORED" "the stream holds each stored one once"
+is "$(stream_datagrams)" "$STORED" "the stream holds each stored one once"
 archive_check "$STORED" "$T/arch/archive.pcapng"
 ok $? "the archive holds $ARCHIVED datagrams, $UNIQUE distinct (sender, number), $DUPS twice"
 is "$(figure arch lost)" "$(missing_inside)" \

@@ -18,6 +18,7 @@ NATS_CLUSTER_EXTRA="no_advertise: true"	# the relay is all the edge knows of the
 nats_cluster 3
 start_relay 1
 as() { sed "s|nats://|nats://$1:$2@|g" <<<"${3:-$NATS_URLS}"; }
+export NATS_USER=edge1 NATS_PASS=$EDGE1_PASS	# what the test asks of the stream (stream_holds), as the edge
 P1=$(free_udp_port)
 NATS_URLS=$(as edge1 "$EDGE1_PASS" "nats://127.0.0.1:$RELAY") start_edge edge1 "$P1" --nats-duplicate-window "$WINDOW"
 NATS_URLS=$(as archiver "$ARCHIVER_PASS") start_archiver arch
@@ -79,7 +80,7 @@ is "$(consumers)" "arch gsmtap.>" "the stream's consumers: the archiver's alone,
 send_lines "$P1" 51 60
 wait_until 60 has_written arch 60
 ok $? "the edge goes on: the archiver wrote 60"
-is "$(stream_messages GSMTAP)" 60 "the stream holds the edge's 60 and nothing else"
+is "$(stream_datagrams)" 60 "the stream holds the edge's 60 and nothing else"
 
 touch "$T/drop"
 send_lines "$P1" 61 160

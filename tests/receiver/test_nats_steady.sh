@@ -34,7 +34,7 @@ is "$(output_figure edge1 written)" "$E1_SENT" "edge1: JetStream confirmed every
 is "$(figure edge2 received)" "$E2_SENT" "edge2 received all its senders sent ($E2_SENT, 3000 from libgsmtaplog)"
 is "$(output_figure edge2 written)" "$E2_SENT" "edge2: JetStream confirmed every one"
 is "$(output_figure edge1 unwritten)$(output_figure edge2 unwritten)" "00" "neither edge lost any"
-is "$(stream_messages GSMTAP)" "$SENT" "the stream holds $SENT messages: one per datagram"
+is "$(stream_datagrams)" "$SENT" "the stream carries $SENT datagrams: each once"
 is "$(figure arch received)" "$SENT" "the archiver received each once"
 is "$(figure arch written)" "$SENT" "and wrote each"
 is "$(figure arch lost)" "$E1_SKIPPED" "its sequence accounting sees the same gaps as edge1's"

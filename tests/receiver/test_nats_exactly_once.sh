@@ -8,8 +8,8 @@
 # for four of the stream's duplicate windows (--nats-duplicate-window 3) and more, long after the stream stored
 # what it published.  The edges publish batches (the default).  Before the blasts, another publisher takes
 # edge2's next 100 batch ids with junk (EDGE/RUN.bN: more than it needs for the next 100 datagrams, not numbered
-# by their sender): edge2 counts the datagrams of each batch whose id it finds taken (ids_taken=: the 100, then
-# those of its next batches up to RUN.b101) and sends them again under fresh ids.  After the
+# by their sender): edge2 counts the datagrams of each batch whose id it finds taken (ids_taken=100) and sends
+# them again under fresh ids; then it starts again, a run of its own, before the blasts.  After the
 # last kill, while the archiver is down, two more senders send 1000 datagrams and an operator caps the stream at
 # half the messages those took: the restarted archiver counts what left the stream unread (expired= sequences,
 # with expired_seqs=FIRST-LAST).  So every datagram sent is in the archive once or in one of those expired
@@ -65,6 +65,15 @@ ok $? "edge2 had its next $TAKEN stored all the same, in batches whose ids were 
 is "$(output_figure edge2 ids_taken)" "$TAKEN" "counting $TAKEN records whose ids another publisher held"
 stream_config duplicate_window $((WINDOW * 1000000000))
 ok $? "and back to $WINDOW s"
+# The ids the junk took beyond those the 100 needed are never used: edge2 goes on as a run of its own.  Used
+# as the window ends, they would meet nats-server's duplicate check before 2.11, which each node makes by its
+# own timer: the leader may store a message that another node drops, whose sequences then lag the leader's for
+# good (doc/scale-out.md, "Permissions"), and an archiver reading through that node would write each message
+# under another's sequence.
+stop edge2
+is "$STATUS" 0 "edge2's first run exits 0"
+mv "$T/edge2.err" "$T/edge2-first.err"
+start_edge edge2 "$P2" --nats-duplicate-window "$WINDOW"
 
 touch "$T/drop"
 blast_to edge1 "$P1" -H "$HOSTS" -n "$PER_HOST" -g "$GAP1" -r 1200 -s 0 -P "$SRC" &
@@ -126,13 +135,14 @@ CAP=$(((TOP - PRE) / 2)) LAST=$((TOP - (TOP - PRE) / 2))
 ok "$([ "$CAP" -ge 1 ]; echo $?)" "the last $LATE_HOSTS senders' datagrams are in messages $((PRE + 1))..$TOP"
 js_dump GSMTAP >"$T/stored"
 cut -f1 "$T/stored" | uniq -c | awk '{ print $2, $1 }' >"$T/per-message"	# "SEQ DATAGRAMS"
-# the junk took more ids than the first 100 needed: edge2's next batches, up to RUN.b101, went under fresh ids too
+# the datagrams that went under fresh ids: the 100, in the batches of edge2's first run whose ids were taken
 AGAIN=$(cut -f3 "$T/stored" | grep -cE "^${RUN//./\\.}[0-9]+\.[0-9a-f]{16}\$")
 stop edge1
 stop edge2
-is "$STATUS $(output_figure edge2 ids_taken)" "0 $AGAIN" \
-	"edge2 exits 0, its ids_taken=$AGAIN: the datagrams the stream holds under its fresh ids (EDGE/RUN.bN.NONCE)"
-grep -q "another publisher's messages under the ids of" "$T/edge2.err"
+TAKEN_AGAIN=$(output_figure edge2 ids_taken)
+is "$STATUS ${TAKEN_AGAIN:-0} $AGAIN" "0 0 $TAKEN" \
+	"edge2 exits 0, none taken in its second run: the stream holds $TAKEN datagrams under fresh ids (EDGE/RUN.bN.NONCE)"
+grep -q "another publisher's messages under the ids of" "$T/edge2-first.err"
 ok $? "and it said that another publisher's messages had its ids"
 cap_stream "$CAP"
 ok $? "the archiver still down, an operator capped the stream at max_msgs=$CAP"
@@ -178,7 +188,7 @@ is "$(comm -13 "$T/sent" "$T/archived" | wc -l) $(comm -23 "$T/sent" "$T/archive
 is "$(grep -c 'read back [0-9]* datagrams from [0-9]* files of the pcapng output' "$T/arch.err")" 11 \
 	"each of the 11 runs read back what the archive held before it"
 grep -E 'read back|GSMTAP/arch: ' "$T/arch.err" | sed 's/^/# /'	# what each run knew, and said
-show edge1 edge2 arch
+show edge1 edge2-first edge2 arch
 kill "$RELAY_PID"
 stop_cluster
 done_testing

@@ -116,12 +116,12 @@ int natsconn_durable(jsCtx *js, const struct nats_config *cfg, int64_t max_pendi
  *  -EAGAIN with the reason in \a err */
 int natsconn_stream_created(jsCtx *js, const struct nats_config *cfg, uint64_t *created, char *err);
 
-/*! Ask for the next \a batch messages of the durable consumer, delivered to \a reply
- *  (a pull request, without waiting): they come to whoever subscribes to it, then a
- *  status message when the request ends, at the latest after \a expires_ms.
- *  \returns 0 or -EAGAIN */
+/*! Ask for the next \a batch messages of the durable consumer, \a max_bytes of them at
+ *  most (0: no bound), delivered to \a reply (a pull request, without waiting): they
+ *  come to whoever subscribes to it, then a status message when the request ends, at
+ *  the latest after \a expires_ms.  \returns 0 or -EAGAIN */
 int natsconn_pull(const struct natsconn *c, const struct nats_config *cfg, const char *reply, int batch,
-		  int64_t expires_ms);
+		  int64_t max_bytes, int64_t expires_ms);
 
 /*! Acknowledge a message a pull request delivered.  \returns 0 or -EAGAIN */
 int natsconn_ack(const struct natsconn *c, natsMsg *msg);

@@ -37,6 +37,17 @@
 #define NATS_IN_BATCH		256
 /* Received and not yet delivered: a request is sent only when a batch fits. */
 #define NATS_IN_QUEUE		4096
+/* A pull request's bytes, at most (JetStream's max_bytes; never below the
+ * largest message the servers take, which would come in no request at all),
+ * and the queue's: batches of 64 KiB would fill NATS_IN_QUEUE with 256 MiB,
+ * each message a buffer of its own that libnats mallocs, touched afresh
+ * (perf: page faults under its copy were the archiver's largest cost). */
+#define NATS_IN_PULL_BYTES	(4 << 20)
+#define NATS_IN_QUEUE_PULLS	4
+/* Taken, at most, before the loop writes and commits what it has (its turn
+ * ends): messages are held until then, unacknowledged, so that what a turn
+ * holds stays within the caches, not 4096 batches of 64 KiB. */
+#define NATS_IN_TURN_BYTES	(8 << 20)
 /* The consumer's MaxAckPending: delivered and not acknowledged, at most. */
 #define NATS_IN_MAX_PENDING	8192
 /* A pull request ends after this long without its whole batch (JetStream then
@@ -81,6 +92,8 @@ struct in_nats {
 	pthread_cond_t cond;
 	struct queued queue[NATS_IN_QUEUE];	/*!< a ring: received, not yet delivered */
 	size_t q_first, q_len;
+	size_t q_bytes;			/*!< the queued messages' data */
+	int64_t pull_bytes;		/*!< a pull request's max_bytes */
 	bool stop;
 	bool unsubscribed;		/*!< libnats will not call message_cb any more */
 	uint64_t request;		/*!< the pull request open now, by number */
@@ -103,6 +116,7 @@ struct in_nats {
 	/* the loop's */
 	natsMsg *held[NATS_IN_MAX_PENDING];	/*!< delivered, not yet acknowledged */
 	size_t n_held;
+	size_t held_bytes;		/*!< their data */
 	uint64_t delivered, not_ours, acked, redelivered;
 	uint64_t taken;			/*!< messages taken from the queue */
 	struct held *not_ours_seen;	/*!< the sequences found not ours in this run */
@@ -178,10 +192,29 @@ static void tell(struct in_nats *n, const char *what)
  * whatever its headers say), or else the status that ends one ("404 No
  * Messages", "408 Request Timeout", "409 Consumer Deleted", ...) on the
  * request's own reply subject, INBOX.<request>. */
+/* Under the lock: \a msg at the queue's end (there is room). */
+static void enqueue_locked(struct in_nats *n, natsMsg *msg, uint64_t epoch, bool fetched)
+{
+	n->queue[(n->q_first + n->q_len++) % NATS_IN_QUEUE] = (struct queued){ msg, epoch, fetched };
+	n->q_bytes += (size_t)natsMsg_GetDataLength(msg);
+	n->queued++;
+}
+
+/* Under the lock: the queue's first message, taken off it. */
+static struct queued dequeue_locked(struct in_nats *n)
+{
+	struct queued q = n->queue[n->q_first];
+
+	n->q_first = (n->q_first + 1) % NATS_IN_QUEUE;
+	n->q_len--;
+	n->q_bytes -= (size_t)natsMsg_GetDataLength(q.msg);
+	return q;
+}
+
 static void message_cb(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void *closure)
 {
 	struct in_nats *n = closure;
-	const char *subject = natsMsg_GetSubject(msg), *dot = strrchr(subject, '.'), *status = NULL;
+	const char *subject = natsMsg_GetSubject(msg), *dot = strrchr(subject, '.'), *status = NULL, *why = NULL;
 	const char *reply = natsMsg_GetReply(msg);
 	bool ours;
 
@@ -190,10 +223,12 @@ static void message_cb(natsConnection *nc, natsSubscription *sub, natsMsg *msg, 
 	pthread_mutex_lock(&n->mu);
 	if (!reply || strncmp(reply, "$JS.ACK.", 8)) {
 		natsMsgHeader_Get(msg, "Status", &status);
+		natsMsgHeader_Get(msg, "Description", &why);
 		ours = status && n->open && dot && strtoull(dot + 1, NULL, 10) == n->request;
 		if (ours && strncmp(status, "100", 3))
 			n->open = false;	/* ended: the requester sends the next */
-		if (ours && !strncmp(status, "409", 3)) {
+		/* a request that ends at its max_bytes ends as one that has its batch */
+		if (ours && !strncmp(status, "409", 3) && !(why && strstr(why, "MaxBytes"))) {
 			atomic_fetch_add(&n->fetch_errors, 1);
 			n->look = true;		/* "Consumer Deleted", among others */
 		}
@@ -208,8 +243,7 @@ static void message_cb(natsConnection *nc, natsSubscription *sub, natsMsg *msg, 
 		natsMsg_Destroy(msg);
 		return;
 	}
-	n->queue[(n->q_first + n->q_len++) % NATS_IN_QUEUE] = (struct queued){ msg, n->epoch, false };
-	n->queued++;
+	enqueue_locked(n, msg, n->epoch, false);
 	/* one request is open at a time: a late message of one given up counts too */
 	if (n->open && --n->left <= 0) {
 		n->open = false;
@@ -234,7 +268,8 @@ static void complete_cb(void *closure)
  * and arriving late. */
 static bool room_locked(const struct in_nats *n)
 {
-	return n->q_len + 2 * NATS_IN_BATCH <= NATS_IN_QUEUE;
+	return n->q_len + 2 * NATS_IN_BATCH <= NATS_IN_QUEUE &&
+	       n->q_bytes + 2 * (size_t)n->pull_bytes <= NATS_IN_QUEUE_PULLS * (size_t)n->pull_bytes;
 }
 
 /* One pull request when none is open and a batch fits; \returns whether one was sent. */
@@ -242,8 +277,11 @@ static bool request(struct in_nats *n)
 {
 	char reply[256];
 	uint64_t now = natsconn_now_ms(), id;
+	int64_t largest = natsConnection_GetMaxPayload(n->conn->nc);
 
 	pthread_mutex_lock(&n->mu);
+	/* twice the largest message the servers take, so that each request can take one */
+	n->pull_bytes = largest > NATS_IN_PULL_BYTES / 2 ? 2 * largest : NATS_IN_PULL_BYTES;
 	if ((n->open && now < n->give_up_ms) || !room_locked(n)) {
 		pthread_mutex_unlock(&n->mu);
 		return false;
@@ -262,7 +300,7 @@ static bool request(struct in_nats *n)
 	n->give_up_ms = now + NATS_IN_GIVE_UP_MS;
 	pthread_mutex_unlock(&n->mu);
 	snprintf(reply, sizeof(reply), "%s.%llu", (const char *)n->inbox, (unsigned long long)id);
-	if (natsconn_pull(n->conn, &n->cfg, reply, NATS_IN_BATCH, NATS_IN_EXPIRES_MS)) {
+	if (natsconn_pull(n->conn, &n->cfg, reply, NATS_IN_BATCH, n->pull_bytes, NATS_IN_EXPIRES_MS)) {
 		pthread_mutex_lock(&n->mu);
 		n->open = false;
 		pthread_mutex_unlock(&n->mu);
@@ -420,8 +458,7 @@ static int fetch_gaps(struct in_nats *n)
 		}
 		pthread_mutex_lock(&n->mu);
 		if (msg) {
-			n->queue[(n->q_first + n->q_len++) % NATS_IN_QUEUE] = (struct queued){ msg, epoch, true };
-			n->queued++;
+			enqueue_locked(n, msg, epoch, true);
 			n->fetching_again++;
 			atomic_fetch_add(&n->refetched, 1);
 		} else {
@@ -614,10 +651,9 @@ static int nats_read(struct input *in, rx_deliver_cb cb, void *ctx)
 	epoch = n->epoch;
 	/* before this batch counts as taken: a gap is known once what it held is delivered */
 	follow_locked(n, epoch);
-	while (k < NATS_IN_BATCH && k < room && n->q_len) {
-		batch[k++] = n->queue[n->q_first];
-		n->q_first = (n->q_first + 1) % NATS_IN_QUEUE;
-		n->q_len--;
+	while (k < NATS_IN_BATCH && k < room && n->q_len && n->held_bytes < NATS_IN_TURN_BYTES) {
+		batch[k] = dequeue_locked(n);
+		n->held_bytes += (size_t)natsMsg_GetDataLength(batch[k++].msg);
 	}
 	if (k)
 		pthread_cond_broadcast(&n->cond);	/* room: the requester may ask for more */
@@ -653,6 +689,13 @@ static void nats_committed(struct input *in)
 		natsMsg_Destroy(n->held[i]);
 	}
 	n->n_held = 0;
+	n->held_bytes = 0;
+	/* what a full turn left in the queue: the loop reads it at once, without
+	 * waiting for a message to wake it */
+	pthread_mutex_lock(&n->mu);
+	if (n->q_len)
+		ring(n);
+	pthread_mutex_unlock(&n->mu);
 }
 
 static void nats_stats(const struct input *in, struct input_stats *out)
@@ -781,6 +824,7 @@ struct input *in_nats_open(const char *arg, const struct input_config *cfg, char
 	n->in = (struct input){ .ops = &nats_ops, .live = true, .redelivers = true };
 	n->not_ours_seen = held_new();
 	n->cfg = *cfg->nats;
+	n->pull_bytes = NATS_IN_PULL_BYTES;
 	n->cfg.servers = arg;
 	natsconn_servers_shown(n->servers, sizeof(n->servers), arg);
 	snprintf(n->in.name, sizeof(n->in.name), "%s/%s", n->cfg.stream, n->cfg.durable);

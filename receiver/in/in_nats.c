@@ -228,7 +228,7 @@ static void message_cb(natsConnection *nc, natsSubscription *sub, natsMsg *msg, 
 		if (ours && strncmp(status, "100", 3))
 			n->open = false;	/* ended: the requester sends the next */
 		/* a request that ends at its max_bytes ends as one that has its batch */
-		if (ours && !strncmp(status, "409", 3) && !(why && strstr(why, "MaxBytes"))) {
+		if (ours && !strncmp(status, "409", 3) && !(why && !strcmp(why, "Message Size Exceeds MaxBytes"))) {
 			atomic_fetch_add(&n->fetch_errors, 1);
 			n->look = true;		/* "Consumer Deleted", among others */
 		}

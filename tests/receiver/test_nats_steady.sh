@@ -43,6 +43,17 @@ archive_check "$SENT" "$T/arch/archive.pcapng"
 ok $? "the archive holds $ARCHIVED datagrams, $UNIQUE distinct (sender, number), $DUPS twice"
 is "$(cut -d' ' -f1 "$T/numbers" | sort -u | wc -l)" 33 "from the 33 senders"
 is "$(grep -c '^127\.0\.0\.1:[0-9]* ' "$T/numbers")" 3000 "the library's 3000 lines among them"
-show edge1 edge2 arch
+
+# An archiver that comes late reads the whole stream at once: its pull requests end at their 4 MiB (max_bytes),
+# not at their 256 messages, and what it holds stays within its bounds (in_nats.c).
+mkdir -p "$T/late"
+start_archiver late
+wait_until 120 has_written late "$SENT"
+ok $? "an archiver that came late wrote all $SENT"
+stop late
+is "$STATUS $(figure late received) $(input_figure late fetch_errors) $(input_figure late consumer_gone)" "0 $SENT 0 0" \
+	"exits 0, received each once, its pull requests ended without an error"
+ok "$([ "$(grep -c 'Message Size Exceeds MaxBytes' "$T/late.err")" = 0 ]; echo $?)" "and said nothing of their max_bytes"
+show edge1 edge2 arch late
 stop_cluster
 done_testing

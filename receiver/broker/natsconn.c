@@ -134,8 +134,12 @@ struct natsconn *natsconn_open(const struct nats_config *cfg, const char *name, 
 	}
 	if (security(o, cfg, err))
 		goto fail;
-	pthread_once(&heap_once, keep_heap);
-	natsOptions_SetIOBufSize(o, IO_BUF_BYTES);
+	/* not a publisher's: its batches would be copied into the buffer and wait
+	 * for libnats' flusher, rather than go to the socket as they are */
+	if (ev->reader) {
+		pthread_once(&heap_once, keep_heap);
+		natsOptions_SetIOBufSize(o, IO_BUF_BYTES);
+	}
 	natsOptions_SetMaxReconnect(o, -1);
 	natsOptions_SetReconnectWait(o, RECONNECT_WAIT_MS);
 	natsOptions_SetTimeout(o, CONNECT_TIMEOUT_MS);

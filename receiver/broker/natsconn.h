@@ -42,6 +42,8 @@ struct natsconn_events {
 	void (*changed_cb)(void *ctx);	/*!< connected, disconnected or reconnected */
 	jsPubAckHandler answer_cb;	/*!< JetStream's answer to each asynchronous publish; may be NULL */
 	void *ctx;
+	bool reader;			/*!< it reads a stream: batches come in whole reads, and
+					     their buffers' heap is kept (natsconn.c) */
 };
 
 /*! A connection and its JetStream context. */

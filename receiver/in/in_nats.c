@@ -94,6 +94,9 @@ struct in_nats {
 	size_t q_first, q_len;
 	size_t q_bytes;			/*!< the queued messages' data */
 	int64_t pull_bytes;		/*!< a pull request's max_bytes */
+	bool unbounded;			/*!< the next request, or all (the consumer's own bound is
+					     lower), without max_bytes */
+	bool always_unbounded;
 	bool stop;
 	bool unsubscribed;		/*!< libnats will not call message_cb any more */
 	uint64_t request;		/*!< the pull request open now, by number */
@@ -227,8 +230,16 @@ static void message_cb(natsConnection *nc, natsSubscription *sub, natsMsg *msg, 
 		ours = status && n->open && dot && strtoull(dot + 1, NULL, 10) == n->request;
 		if (ours && strncmp(status, "100", 3))
 			n->open = false;	/* ended: the requester sends the next */
-		/* a request that ends at its max_bytes ends as one that has its batch */
-		if (ours && !strncmp(status, "409", 3) && !(why && !strcmp(why, "Message Size Exceeds MaxBytes"))) {
+		/* A request that ends at its max_bytes ends as one that has its batch;
+		 * one that brought nothing met a message larger than it (a server that
+		 * takes larger messages than ours): the next goes without the bound. */
+		if (ours && why && !strcmp(why, "Message Size Exceeds MaxBytes")) {
+			n->unbounded = n->left == NATS_IN_BATCH;
+		} else if (ours && why && strstr(why, "MaxRequestMaxBytes")) {
+			/* a consumer made by an operator with a bound of its own, lower */
+			n->always_unbounded = true;
+			atomic_fetch_add(&n->fetch_errors, 1);
+		} else if (ours && !strncmp(status, "409", 3)) {
 			atomic_fetch_add(&n->fetch_errors, 1);
 			n->look = true;		/* "Consumer Deleted", among others */
 		}
@@ -277,7 +288,7 @@ static bool request(struct in_nats *n)
 {
 	char reply[256];
 	uint64_t now = natsconn_now_ms(), id;
-	int64_t largest = natsConnection_GetMaxPayload(n->conn->nc);
+	int64_t largest = natsConnection_GetMaxPayload(n->conn->nc), max_bytes;
 
 	pthread_mutex_lock(&n->mu);
 	/* twice the largest message the servers take, so that each request can take one */
@@ -295,12 +306,14 @@ static bool request(struct in_nats *n)
 		return false;
 	}
 	id = ++n->request;
+	max_bytes = n->unbounded || n->always_unbounded ? 0 : n->pull_bytes;
+	n->unbounded = false;
 	n->open = true;
 	n->left = NATS_IN_BATCH;
 	n->give_up_ms = now + NATS_IN_GIVE_UP_MS;
 	pthread_mutex_unlock(&n->mu);
 	snprintf(reply, sizeof(reply), "%s.%llu", (const char *)n->inbox, (unsigned long long)id);
-	if (natsconn_pull(n->conn, &n->cfg, reply, NATS_IN_BATCH, n->pull_bytes, NATS_IN_EXPIRES_MS)) {
+	if (natsconn_pull(n->conn, &n->cfg, reply, NATS_IN_BATCH, max_bytes, NATS_IN_EXPIRES_MS)) {
 		pthread_mutex_lock(&n->mu);
 		n->open = false;
 		pthread_mutex_unlock(&n->mu);
@@ -833,7 +846,7 @@ struct input *in_nats_open(const char *arg, const struct input_config *cfg, char
 	n->in.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (n->in.fd >= 0 && n->not_ours_seen)
 		n->conn = natsconn_open(&n->cfg, n->cfg.durable,
-					&(struct natsconn_events){ .changed_cb = changed_cb, .ctx = n }, why);
+					&(struct natsconn_events){ .changed_cb = changed_cb, .ctx = n, .reader = true }, why);
 	if (!n->conn) {
 		snprintf(err, INPUT_ERR_MAX, "cannot read from NATS %s: %s", arg,
 			 n->in.fd < 0 || !n->not_ours_seen ? strerror(errno) : why);

@@ -865,7 +865,8 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 		n->body = malloc(n->cfg.batch + NATSBATCH_HEAD_LEN + NATSBATCH_REC6_LEN + 65535);
 	if (!n->spool || (!n->cfg.single && !n->body))
 		goto fail;
-	n->conn = natsconn_open(&n->cfg, n->collector, &(struct natsconn_events){ changed_cb, answer_cb, n }, err);
+	n->conn = natsconn_open(&n->cfg, n->collector,
+				&(struct natsconn_events){ .changed_cb = changed_cb, .answer_cb = answer_cb, .ctx = n }, err);
 	if (!n->conn) {
 		snprintf(req->error, sizeof(req->error), "%s", err);
 		goto fail;

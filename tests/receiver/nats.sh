@@ -340,6 +340,19 @@ nats_api_first() {
 # makes it with the nats tool); its answer on stdout.  Fails without one.
 js_api() { nats_api_first request "$@"; }
 
+# stream_create CONFIG: an operator creates the stream GSMTAP with CONFIG (JSON), asking again for up to 30 s
+# until the cluster takes it: just after its start, a node that knows the leader may not place a stream yet
+# (it failed so in a loaded run).  Prints the last answer.
+stream_create() {
+	local answer
+	for _ in $(seq 60); do
+		answer=$(js_api '$JS.API.STREAM.CREATE.GSMTAP' "$1")
+		grep -q '"created"' <<<"$answer" && break
+		sleep 0.5
+	done
+	echo "$answer"
+}
+
 # js_publish SUBJECT BODY [NAME=VALUE...]: a message with those headers, as another publisher sends it to the
 # stream's subjects; JetStream's answer on stdout.
 js_publish() {
@@ -394,11 +407,12 @@ consumer_delete() {
 	js_api "\$JS.API.CONSUMER.DELETE.GSMTAP.$1" | grep -q '"success":true'
 }
 
-# consumer_create NAME [ACK_WAIT]: an operator creates the durable consumer NAME on the stream GSMTAP, as
-# one does by hand: every message from the first, explicit acknowledgements.
+# consumer_create NAME [ACK_WAIT [CONFIG]]: an operator creates the durable consumer NAME on the stream GSMTAP,
+# as one does by hand: every message from the first, explicit acknowledgements; CONFIG: more of its config
+# ('"max_bytes":1048576').
 consumer_create() {
 	js_api "\$JS.API.CONSUMER.DURABLE.CREATE.GSMTAP.$1" \
-		"{\"stream_name\":\"GSMTAP\",\"config\":{\"durable_name\":\"$1\",\"deliver_policy\":\"all\",\"ack_policy\":\"explicit\",\"ack_wait\":$((${2:-30} * 1000000000)),\"filter_subject\":\"gsmtap.>\"}}" |
+		"{\"stream_name\":\"GSMTAP\",\"config\":{\"durable_name\":\"$1\",\"deliver_policy\":\"all\",\"ack_policy\":\"explicit\",\"ack_wait\":$((${2:-30} * 1000000000)),\"filter_subject\":\"gsmtap.>\"${3:+,$3}}}" |
 		grep -q '"created"'
 }
 

@@ -11,7 +11,7 @@
 GSMTAP_LOG="$BUILDDIR/sender/gsmtap-log"
 
 nats_cluster 3
-js_api '$JS.API.STREAM.CREATE.GSMTAP' \
+stream_create \
 	'{"name":"GSMTAP","subjects":["gsmtap.>"],"storage":"file","num_replicas":3,"max_msg_size":20000,"duplicate_window":120000000000}' |
 	grep -q '"max_msg_size":20000'
 ok $? "3 nodes; an operator's stream GSMTAP takes messages of 20000 bytes at most"

@@ -11,7 +11,7 @@ GSMTAP_LOG="$BUILDDIR/sender/gsmtap-log"
 NATS_CONF_EXTRA="max_payload: 3000"
 
 nats_cluster 3
-js_api '$JS.API.STREAM.CREATE.GSMTAP' \
+stream_create \
 	'{"name":"GSMTAP","subjects":["gsmtap.>"],"storage":"file","num_replicas":3,"max_msg_size":1200,"duplicate_window":120000000000}' |
 	grep -q '"max_msg_size":1200'
 ok $? "3 nodes with max_payload 3000; an operator's stream GSMTAP takes messages of 1200 bytes at most"

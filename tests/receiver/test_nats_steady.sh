@@ -54,6 +54,18 @@ stop late
 is "$STATUS $(figure late received) $(input_figure late fetch_errors) $(input_figure late consumer_gone)" "0 $SENT 0 0" \
 	"exits 0, received each once, its pull requests ended without an error"
 ok "$([ "$(grep -c 'Message Size Exceeds MaxBytes' "$T/late.err")" = 0 ]; echo $?)" "and said nothing of their max_bytes"
-show edge1 edge2 arch late
+
+# Another, whose consumer an operator made with a pull request bound of its own (1 MiB), below the archiver's:
+# the consumer refuses its first request, and it reads on without the bound.
+consumer_create bounded 30 '"max_bytes":1048576'
+ok $? "an operator made a consumer whose pull requests take 1 MiB at most"
+mkdir -p "$T/bounded"
+start_archiver bounded
+wait_until 120 has_written bounded "$SENT"
+ok $? "an archiver on it wrote all $SENT"
+stop bounded
+is "$STATUS $(figure bounded received) $(input_figure bounded fetch_errors)" "0 $SENT 1" \
+	"exits 0, received each once, one request refused: the rest went without the archiver's bound"
+show edge1 edge2 arch late bounded
 stop_cluster
 done_testing

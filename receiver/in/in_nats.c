@@ -94,9 +94,10 @@ struct in_nats {
 	size_t q_first, q_len;
 	size_t q_bytes;			/*!< the queued messages' data */
 	int64_t pull_bytes;		/*!< a pull request's max_bytes */
-	bool unbounded;			/*!< the next request, or all (the consumer's own bound is
-					     lower), without max_bytes */
-	bool always_unbounded;
+	bool unbounded;			/*!< the next request without max_bytes: the last brought
+					     nothing, its first message larger than the bound */
+	bool always_unbounded;		/*!< every request without it: the consumer's own bound
+					     is lower (an operator's MaxRequestMaxBytes) */
 	bool stop;
 	bool unsubscribed;		/*!< libnats will not call message_cb any more */
 	uint64_t request;		/*!< the pull request open now, by number */
@@ -190,11 +191,6 @@ static void tell(struct in_nats *n, const char *what)
 	ring(n);
 }
 
-/* libnats' delivery thread: a message of a pull request, a stream's message
- * (on its own subject, with JetStream's acknowledgement subject to reply to,
- * whatever its headers say), or else the status that ends one ("404 No
- * Messages", "408 Request Timeout", "409 Consumer Deleted", ...) on the
- * request's own reply subject, INBOX.<request>. */
 /* Under the lock: \a msg at the queue's end (there is room). */
 static void enqueue_locked(struct in_nats *n, natsMsg *msg, uint64_t epoch, bool fetched)
 {
@@ -214,6 +210,11 @@ static struct queued dequeue_locked(struct in_nats *n)
 	return q;
 }
 
+/* libnats' delivery thread: a message of a pull request, a stream's message
+ * (on its own subject, with JetStream's acknowledgement subject to reply to,
+ * whatever its headers say), or else the status that ends one ("404 No
+ * Messages", "408 Request Timeout", "409 Consumer Deleted", ...) on the
+ * request's own reply subject, INBOX.<request>. */
 static void message_cb(natsConnection *nc, natsSubscription *sub, natsMsg *msg, void *closure)
 {
 	struct in_nats *n = closure;

@@ -44,13 +44,18 @@ ok $? "the archive holds $ARCHIVED datagrams, $UNIQUE distinct (sender, number),
 is "$(cut -d' ' -f1 "$T/numbers" | sort -u | wc -l)" 33 "from the 33 senders"
 is "$(grep -c '^127\.0\.0\.1:[0-9]* ' "$T/numbers")" 3000 "the library's 3000 lines among them"
 
+# read_all NAME WHAT: an archiver NAME reads the whole stream, which holds $SENT by now, and stops (STATUS).
+read_all() {
+	mkdir -p "$T/$1"
+	start_archiver "$1"
+	wait_until 120 has_written "$1" "$SENT"
+	ok $? "$2 wrote all $SENT"
+	stop "$1"
+}
+
 # An archiver that comes late reads the whole stream at once: its pull requests end at their 4 MiB (max_bytes),
 # not at their 256 messages, and what it holds stays within its bounds (in_nats.c).
-mkdir -p "$T/late"
-start_archiver late
-wait_until 120 has_written late "$SENT"
-ok $? "an archiver that came late wrote all $SENT"
-stop late
+read_all late "an archiver that came late"
 is "$STATUS $(figure late received) $(input_figure late fetch_errors) $(input_figure late consumer_gone)" "0 $SENT 0 0" \
 	"exits 0, received each once, its pull requests ended without an error"
 ok "$([ "$(grep -c 'Message Size Exceeds MaxBytes' "$T/late.err")" = 0 ]; echo $?)" "and said nothing of their max_bytes"
@@ -59,11 +64,7 @@ ok "$([ "$(grep -c 'Message Size Exceeds MaxBytes' "$T/late.err")" = 0 ]; echo $
 # the consumer refuses its first request, and it reads on without the bound.
 consumer_create bounded 30 '"max_bytes":1048576'
 ok $? "an operator made a consumer whose pull requests take 1 MiB at most"
-mkdir -p "$T/bounded"
-start_archiver bounded
-wait_until 120 has_written bounded "$SENT"
-ok $? "an archiver on it wrote all $SENT"
-stop bounded
+read_all bounded "an archiver on it"
 is "$STATUS $(figure bounded received) $(input_figure bounded fetch_errors)" "0 $SENT 1" \
 	"exits 0, received each once, one request refused: the rest went without the archiver's bound"
 show edge1 edge2 arch late bounded

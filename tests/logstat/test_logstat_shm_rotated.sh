@@ -17,12 +17,16 @@ for p in a b; do
 	"$PRODUCER" -d "$SOCK" -n $N -k -i "ring$p" -w "$T/$p.side" >"$T/$p.out" 2>"$T/$p.err" &
 	PRODUCERS+=($!)
 done
+# published_all P: producer P's side file marks all N lines published.  One read counts the marks: the file
+# is made empty, then N bytes long, so that two reads (the marks, then the length) could see it empty, then
+# its N bytes still 0 (a loaded run did).
+published_all() { [ "$(tr -cd '\001' <"$T/$1.side" 2>/dev/null | wc -c)" = "$N" ]; }
 for p in a b; do
 	for _ in $(seq 600); do
-		[ "$(tr -d '\001' <"$T/$p.side" 2>/dev/null | wc -c)/$(wc -c <"$T/$p.side" 2>/dev/null)" = "0/$N" ] && break
+		published_all "$p" && break
 		sleep 0.1
 	done
-	[ "$(tr -d '\001' <"$T/$p.side" | wc -c)" = 0 ] || bail "producer $p did not publish its $N lines: $(cat "$T/$p.err")"
+	published_all "$p" || bail "producer $p did not publish its $N lines: $(cat "$T/$p.err")"
 done
 mkdir "$T/o"
 start_logd --shm="$SOCK" -w "$T/o/cap.pcapng" -b packets:1000

@@ -128,7 +128,7 @@ received() {
 	summary received
 }
 
-# file_matches [--by-time] [--extra N] TEXT_LOG [FILE_LOG]: whether each record of the file
+# file_matches [--by-time] [--extra N] [--killed] TEXT_LOG [FILE_LOG]: whether each record of the file
 # target is the next datagram of OSMO_IDENT in gsmtap-logd's TEXT_LOG (match.py, whose
 # options these are); sets MATCHED (its report), RECORDS, EXTRA and PIDS (comma-separated).
 file_matches() {

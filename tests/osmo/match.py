@@ -21,7 +21,8 @@ line and its file target's.  --killed lets the file's last record be cut short
 where the file ends at a page boundary: the kernel ends a write to a file
 between two pages when the writer gets SIGKILL (generic_perform_write()), so
 that a program killed in the middle of its file target's write leaves the first
-pages of the record (seen in a loaded run: "DL" up to byte 3616768 = 883 pages).
+pages of the record (seen in a loaded run: "DL" up to byte 3616768 = 883 pages);
+no datagram may follow such a record.
 
 Prints "records=N headed=H continuations=C extra=E cut=K pids=PID,..." and exits 0
 when every datagram and every byte of the file were matched; otherwise it
@@ -72,7 +73,7 @@ def main():
         found.sort(key=lambda d: d[0])
     for n, (_, header, message, pid) in enumerate(found, 1):
         pids.add(pid)
-        if pos == len(data) and extra < args.extra:
+        if pos == len(data) and extra < args.extra and not cut:
             extra += 1
             continue
         if data.startswith(header + message, pos):

@@ -21,7 +21,9 @@ print("\n".join(str(s.getsockname()[1]) for s in socks))' "$1"
 }
 
 # nats_cluster N: write N nodes' configs (one cluster, JetStream on each, and $NATS_CONF_EXTRA, such as
-# "max_payload: 3000", $NATS_CLUSTER_EXTRA in the cluster block) and start them all.
+# "max_payload: 3000", $NATS_CLUSTER_EXTRA in the cluster block) and start them all.  The cluster's name is
+# the test's own: two tests run at once (two chains), and a killed node's route port, free until it starts
+# again, may be the other test's next pick; a route between clusters of other names is refused.
 nats_cluster() {
 	local n=$1 i routes="" ports
 	mapfile -t ports < <(free_tcp_ports $((3 * n)))
@@ -38,7 +40,7 @@ nats_cluster() {
 		listen: 127.0.0.1:${NATS_PORTS[i]}
 		http: 127.0.0.1:${NATS_HTTP[i]}
 		jetstream { store_dir: "$T/nats/n$i" }
-		cluster { name: gsmtaptest, listen: 127.0.0.1:${NATS_ROUTE[i]}, routes: [$routes]${NATS_CLUSTER_EXTRA:+, $NATS_CLUSTER_EXTRA} }
+		cluster { name: gsmtaptest-$$, listen: 127.0.0.1:${NATS_ROUTE[i]}, routes: [$routes]${NATS_CLUSTER_EXTRA:+, $NATS_CLUSTER_EXTRA} }
 		${NATS_CONF_EXTRA:-}
 		EOF
 		nats_start "$i"

@@ -346,13 +346,13 @@ js_api() { nats_api_first request "$@"; }
 # until the cluster takes it: just after its start, a node that knows the leader may not place a stream yet
 # (it failed so in a loaded run).  Prints the last answer.
 stream_create() {
-	local answer
-	for _ in $(seq 60); do
-		answer=$(js_api '$JS.API.STREAM.CREATE.GSMTAP' "$1")
-		grep -q '"created"' <<<"$answer" && break
-		sleep 0.5
-	done
-	echo "$answer"
+	wait_until 30 stream_created "$1"
+	echo "$CREATE_ANSWER"
+}
+# stream_created CONFIG: one request of stream_create; its answer in CREATE_ANSWER.
+stream_created() {
+	CREATE_ANSWER=$(js_api '$JS.API.STREAM.CREATE.GSMTAP' "$1")
+	grep -q '"created"' <<<"$CREATE_ANSWER"
 }
 
 # js_publish SUBJECT BODY [NAME=VALUE...]: a message with those headers, as another publisher sends it to the

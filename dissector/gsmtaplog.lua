@@ -49,7 +49,7 @@ if not has_referenced or not referenced then
 end
 local tvb_len, tvb_reported_len, tvb_offset, tvb_raw, tvb_range = Tvb.len, Tvb.reported_len, Tvb.offset, Tvb.raw,
 	Tvb.range
-local nstime, dissector_call = NSTime.new, Dissector.call
+local dissector_call = Dissector.call
 -- and the globals: each global read is a table lookup
 local tostring, pcall = tostring, pcall
 
@@ -195,7 +195,7 @@ local function seq_step(s, seq, same_sender)
 		retract = s.held_event
 		seq_start(s, held)
 	end
-	ahead = seq_ahead(s.last, seq)
+	ahead = (seq + SEQ_MOD - s.last) % SEQ_MOD	-- seq_ahead(s.last, seq), without a call
 	local behind = SEQ_MOD - ahead
 	if ahead == 0 then
 		event = SEQ_DUPLICATE
@@ -461,7 +461,14 @@ local function fetch(slot)
 end
 
 local function store(slot, flags, stream, delta, excess)
-	local a, i = fields_of(slot)
+	local a, i
+	-- fields_of()'s usual case written out here, as in slot_of(): per frame, a call saved
+	local at = slot - open_first
+	if at >= 0 and at < CHUNK then
+		a, i = open, at * FIELDS + 1
+	else
+		a, i = fields_of(slot)
+	end
 	a[i], a[i + 1], a[i + 2], a[i + 3] = flags, stream, delta, excess
 	open_dirty = open_dirty or slot > 0
 end
@@ -492,6 +499,38 @@ local function pack_time(slot, name, secs, nsecs)
 	w[name] = { secs, nsecs }
 	R_wide[slot] = w
 	return WIDE
+end
+
+-- A time shown in the tree: one NSTime, set anew for each field it gives its
+-- value to (proto_tree_add_time() copies the value).  Made afresh, each was a
+-- userdata and its finalizer: 2,900 instructions, three times a frame
+-- (callgrind); the two setters cost 2,200.  They are called as Pinfo's getters
+-- are (take_getters()): straight, with the object, the attribute's name and
+-- the value.
+local shown = NSTime.new(0, 0)
+local function setter(name)
+	local mt = getmetatable(shown)
+	local setters = type(mt) == "table" and rawget(mt, "__setters")
+	local f = type(setters) == "table" and rawget(setters, name)
+	return type(f) == "function" and f or function(t, _, v) t[name] = v end
+end
+local set_secs, set_nsecs = setter("secs"), setter("nsecs")
+
+local shown_secs = 0	-- shown's seconds: most times shown are below a second, and the call is saved
+-- The seconds' setter takes an int: 2^31 s came out as -2^31 (a sender clock
+-- that jumped, test_dissector_lua's hostile captures).  Such a time is made afresh.
+local SETTER_SECS_MAX = 2147483647
+
+local function nstime(secs, nsecs)
+	if secs ~= shown_secs then
+		if secs > SETTER_SECS_MAX or secs < -SETTER_SECS_MAX - 1 then
+			return NSTime.new(secs, nsecs)
+		end
+		set_secs(shown, "secs", secs)
+		shown_secs = secs
+	end
+	set_nsecs(shown, "nsecs", nsecs)
+	return shown
 end
 
 -- The time pack_time() stored, as NSTime.  v / NS, below 2^22 and correctly
@@ -540,7 +579,11 @@ end
 local function timing_delta(p, slot, ss, sns, is_late)
 	local delta
 	if p.have then
-		delta = packed_sub(slot, "delta", ss, sns, p.ss, p.sns)
+		-- packed_sub()'s usual case, without a call
+		delta = (ss - p.ss) * 1e9 + (sns - p.sns)
+		if delta >= WIDE_NS or delta <= -WIDE_NS then
+			delta = packed_sub(slot, "delta", ss, sns, p.ss, p.sns)
+		end
 		if is_late then
 			return true, false, delta
 		end
@@ -571,20 +614,13 @@ local function timing_excess(d, slot, ss, sns, rs, rns)
 	return 0
 end
 
--- Lua's collector, as tuned by default (pause 200, step multiplier 200),
--- lets the garbage of a frame (a dozen userdata: tree items, ranges, times,
--- whose memory Wireshark holds and the collector does not count) pile up
--- before a cycle ends: 1M datagrams took 557 MB at peak (with the results in
--- Lua arrays then), against the C plugin's 361 MB.  A new cycle at once and
--- ten times the work a step gives 347 MB.  (It is the one collector of every
--- Lua plugin in this Wireshark.)  Only on Lua 5.2 and 5.3, where it was
--- measured: Lua 5.4's incremental collector reads these numbers otherwise,
--- and with them Wireshark 4.4 took 55 times as long (110 s against 2 s of
--- CPU for 50,000 datagrams on Debian 13, with the results in Lua arrays).
-if _VERSION == "Lua 5.2" or _VERSION == "Lua 5.3" then
-	pcall(collectgarbage, "setpause", 100)
-	pcall(collectgarbage, "setstepmul", 1000)
-end
+-- Lua's collector is left as tuned by default (it is the one collector of
+-- every Lua plugin in this Wireshark).  It was tuned here once (a new cycle at
+-- once, ten times the work a step) while the results were Lua arrays: by
+-- default, 1M datagrams then took 557 MB at peak against the C plugin's 361 MB.
+-- With the results out of its sight (ByteArrays, above), the default takes
+-- 265 MB against 263 MB tuned, and 3,100 instructions a datagram less
+-- (callgrind).
 
 -- A slot that the first pass takes again: two-pass tshark with a read filter
 -- (-2 -R) gives the frame after one it dropped the dropped one's number.  The
@@ -619,8 +655,14 @@ end
 local function slot_of(num, offset, nth, new)
 	local key
 	if nth == 1 then
-		local a, i = fields_of(num)
-		local f = a[i]	-- fetch()'s flags alone
+		local f	-- fetch()'s flags alone
+		local at = num - open_first
+		if at >= 0 and at < CHUNK then
+			f = open[at * FIELDS + 1]
+		else
+			local a, i = fields_of(num)
+			f = a[i]
+		end
 		if f == ABSENT then
 			return new and num or nil
 		end
@@ -940,7 +982,11 @@ local function analyse_datagram(s, tvb, pinfo, slot, num, clen, len, offset, ts,
 		return flags, 0, 0, ss, sns
 	end
 	local delta, excess
-	flags, delta, excess = analyse_time(s, slot, flags, pid, ss, sns, captured_clock(pinfo, ts, tns))
+	if ts and first_frame_s then	-- captured_clock()'s usual answer, without its call
+		flags, delta, excess = analyse_time(s, slot, flags, pid, ss, sns, ts, tns, rx_in_range(ts, tns))
+	else
+		flags, delta, excess = analyse_time(s, slot, flags, pid, ss, sns, captured_clock(pinfo, ts, tns))
+	end
 	return flags, delta, excess, ss, sns
 end
 

@@ -520,8 +520,16 @@ local shown_secs = 0	-- shown's seconds: most times shown are below a second, an
 -- The seconds' setter takes an int: 2^31 s came out as -2^31 (a sender clock
 -- that jumped, test_dissector_lua's hostile captures).  Such a time is made afresh.
 local SETTER_SECS_MAX = 2147483647
+-- Lua 5.3 and newer tell integers from floats, and Wireshark 4.4's setters
+-- take integers only (lua_isinteger()), where NSTime.new() takes any whole
+-- number: the times here are whole floats, made integers first.  Lua 5.2 has
+-- one kind of number.
+local to_integer = math.tointeger
 
 local function nstime(secs, nsecs)
+	if to_integer then
+		secs, nsecs = to_integer(secs), to_integer(nsecs)
+	end
 	if secs ~= shown_secs then
 		if secs > SETTER_SECS_MAX or secs < -SETTER_SECS_MAX - 1 then
 			return NSTime.new(secs, nsecs)
@@ -531,6 +539,11 @@ local function nstime(secs, nsecs)
 	end
 	set_nsecs(shown, "nsecs", nsecs)
 	return shown
+end
+
+-- A Wireshark whose setters do not take a time so: each time made afresh.
+if not (pcall(nstime, -1.0, 2.0) and shown.secs == -1 and shown.nsecs == 2 and pcall(nstime, 0, 0)) then
+	nstime = NSTime.new
 end
 
 -- The time pack_time() stored, as NSTime.  v / NS, below 2^22 and correctly

@@ -53,6 +53,23 @@ def read_prompt(sock):
     sys.exit(f"vty.py: no prompt from the VTY; got {strip_telnet(buf)[-200:]!r}")
 
 
+def wait_closed(sock):
+    """End the session and wait for the program to close its side: it logs
+    "Closing telnet connection" first, so a caller that stops the program next
+    finds that line logged every time, not only when the program saw the close
+    before its SIGTERM (a loaded run lost it once)."""
+    sock.shutdown(socket.SHUT_WR)
+    deadline = time.monotonic() + ANSWER_S
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            if not sock.recv(65536):
+                break
+        except (socket.timeout, ConnectionResetError):
+            break
+    sock.close()
+
+
 def main():
     args = sys.argv[1:]
     transcript = args[:1] == ["-x"]
@@ -76,7 +93,7 @@ def main():
         if re.search(r"^% (Unknown|Command incomplete|Ambiguous|There is no|Unable|Remove and re-add)", text, re.M):
             print(f"vty.py: refused: {cmd}", file=sys.stderr)
             status = 1
-    sock.close()
+    wait_closed(sock)
     sys.exit(status)
 
 

@@ -501,6 +501,16 @@ local function pack_time(slot, name, secs, nsecs)
 	return WIDE
 end
 
+-- The C function of obj's attribute name in its instance metatable's table
+-- kind ("__getters" or "__setters", wslua_internals.c in Wireshark 4.0 and
+-- 4.4), called straight, without the class's index function; nil where missing.
+local function attribute_function(obj, kind, name)
+	local mt = getmetatable(obj)
+	local fns = type(mt) == "table" and rawget(mt, kind)
+	local f = type(fns) == "table" and rawget(fns, name)
+	return type(f) == "function" and f or nil
+end
+
 -- A time shown in the tree: one NSTime, set anew for each field it gives its
 -- value to (proto_tree_add_time() copies the value).  Made afresh, each was a
 -- userdata and its finalizer: 2,900 instructions, three times a frame
@@ -509,10 +519,7 @@ end
 -- the value.
 local shown = NSTime.new(0, 0)
 local function setter(name)
-	local mt = getmetatable(shown)
-	local setters = type(mt) == "table" and rawget(mt, "__setters")
-	local f = type(setters) == "table" and rawget(setters, name)
-	return type(f) == "function" and f or function(t, _, v) t[name] = v end
+	return attribute_function(shown, "__setters", name) or function(t, _, v) t[name] = v end
 end
 local set_secs, set_nsecs = setter("secs"), setter("nsecs")
 
@@ -732,11 +739,8 @@ end
 -- wslua_internals.c); a getter missing there is read the usual way.
 local get = {}
 local function take_getters(pinfo)
-	local mt = getmetatable(pinfo)
-	local getters = type(mt) == "table" and rawget(mt, "__getters")
 	for _, name in ipairs({ "number", "visited", "in_error_pkt", "rel_ts", "src", "src_port" }) do
-		local f = type(getters) == "table" and rawget(getters, name)
-		get[name] = type(f) == "function" and f or function(p) return p[name] end
+		get[name] = attribute_function(pinfo, "__getters", name) or function(p) return p[name] end
 	end
 end
 

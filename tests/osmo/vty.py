@@ -58,15 +58,15 @@ def wait_closed(sock):
     "Closing telnet connection" first, so a caller that stops the program next
     finds that line logged every time, not only when the program saw the close
     before its SIGTERM (a loaded run lost it once)."""
-    sock.shutdown(socket.SHUT_WR)
     deadline = time.monotonic() + ANSWER_S
-    while time.monotonic() < deadline:
-        sock.settimeout(max(0.01, deadline - time.monotonic()))
-        try:
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        while time.monotonic() < deadline:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
             if not sock.recv(65536):
                 break
-        except (socket.timeout, ConnectionResetError):
-            break
+    except OSError:  # timed out, or the program reset or closed it first: nothing more to wait for
+        pass
     sock.close()
 
 

@@ -423,8 +423,8 @@ static inline void shmring_reserve(struct shmring_producer *p, uint32_t len, str
  *  (the record may then be written at claim->rec, up to \a len bytes), and
  *  shmring_commit_own() with the bytes actually written.  So a line can be
  *  formatted straight into the ring without knowing its length first; a
- *  thread killed in between leaves no trace.  No locked instruction (which
- *  would wait for the previous line's stores to leave the CPU). */
+ *  thread killed before the commit leaves no trace.  No locked instruction
+ *  (which would wait for the previous line's stores to leave the CPU). */
 static inline void shmring_claim_own(struct shmring_producer *p, uint32_t len, struct shmring_claim *c)
 {
 	uint64_t *head = p->hdr->head;
@@ -446,19 +446,26 @@ static inline void shmring_publish(struct shmring_producer *p, const struct shmr
 
 /*! The claimed line into the thread's own lane with its \a len bytes (at most
  *  what was claimed; a claim without room, or one given up, is only numbered
- *  and counted as dropped): two plain stores of the head, then the slot's
- *  release store, which publishes the record and orders them before it. */
+ *  and counted as dropped).  The slot is published first (its release store),
+ *  then the line numbered, then the slot reserved by a release store of the
+ *  head, which is the commit: a reader goes only as far as the head, and the
+ *  head never passes a slot unpublished.  So a thread killed at any point of
+ *  its commit leaves its line whole or absent, never a slot that a drainer
+ *  would skip as abandoned (tests/deferred/test_shmring_kill.c kills one at
+ *  every instruction).  No locked instruction: on x86 each store is a plain
+ *  move. */
 static inline void shmring_commit_own(struct shmring_producer *p, struct shmring_claim *c, uint32_t len)
 {
 	uint64_t *head = p->hdr->head;
 
-	if (c->rec)
-		__atomic_store_n(&head[1], shmring_pack(c->idx + 1, c->pos + shmring_units_of(p, len)),
-				 __ATOMIC_RELAXED);
-	__atomic_store_n(&head[0], c->line + 1, __ATOMIC_RELAXED);
-	shmring_claimed(p, len, c);
+	c->len = len;
 	if (c->rec)
 		shmring_publish(p, c);
+	__atomic_store_n(&head[0], c->line + 1, __ATOMIC_RELAXED);
+	if (c->rec)
+		__atomic_store_n(&head[1], shmring_pack(c->idx + 1, c->pos + shmring_units_of(p, len)),
+				 __ATOMIC_RELEASE);
+	shmring_claimed(p, len, c);
 }
 
 /* ---- the drainer ---- */

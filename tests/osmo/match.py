@@ -92,7 +92,7 @@ def main():
             pos, cut = len(data), 1
         else:
             print(f"match.py: datagram {n} is not the file's next record at byte {pos}:\n"
-                  f"  datagram: {header + message!r}\n  file:     {data[pos:pos + 200]!r}")
+                  f"  datagram: {header + message!r}\n  file:     {data[pos:pos + 200]!r}", file=sys.stderr)
             sys.exit(1)
         if data.startswith(b"\n", pos):
             pos += 1
@@ -100,7 +100,7 @@ def main():
           f"pids={','.join(str(p) for p in sorted(pids))}")
     if pos != len(data):
         print(f"match.py: the file goes on after the last datagram, at byte {pos} of {len(data)}:\n"
-              f"  {data[pos:pos + 200]!r}")
+              f"  {data[pos:pos + 200]!r}", file=sys.stderr)
         sys.exit(1)
 
 

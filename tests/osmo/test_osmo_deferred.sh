@@ -50,14 +50,24 @@ agent_holds() {
 # 10 s, a loaded run's restart case (the test took 40 s, 7.5 s alone) had none of the new agent's
 # lines when the collector was stopped.
 drained() {
-	local pattern="ring of $OSMO_IDENT (pid [0-9]*) let go"
+	local pattern="ring of $OSMO_IDENT (pid [0-9]*) let go" met=
 	for _ in $(seq 1200); do
-		[ "$(tail -n +$((AGENT_MARK + 1)) "$T/agent.err" | grep -c "$pattern")" -ge "${1:-1}" ] && break
+		[ "$(tail -n +$((AGENT_MARK + 1)) "$T/agent.err" | grep -c "$pattern")" -ge "${1:-1}" ] && met=1 && break
 		sleep 0.1
 	done
+	[ -n "$met" ] || report_unmet "the agent let go of no ring of $OSMO_IDENT within 120 s"
 	read -r LET_GO DROPS ABANDONED < <(tail -n +$((AGENT_MARK + 1)) "$T/agent.err" | grep "$pattern" | tr ' ' '\n' |
 		awk -F= '$1 == "lines" { l += $2 } $1 == "ring_drops" { d += $2 } $1 == "abandoned" { a += $2 }
 		         END { print l + 0, d + 0, a + 0 }')
+}
+
+# report_unmet WHAT: a wait ended unmet: say so, with the agent's summary and report and the program's
+# stderr, as TAP comments (a loaded run that fails keeps no files, unless GSMTAPLOG_TEST_KEEP).
+report_unmet() {
+	echo "# $1; the agent's report, then $OSMO_LABEL's stderr:"
+	kill -USR1 "$AGENT_PID" 2>/dev/null && sleep 1
+	tail -n 40 "$T/agent.err" | sed 's/^/#   /'
+	tail -n 20 "$T/$OSMO_NAME.err" | sed 's/^/#   /'
 }
 
 # finish: stop the program and its collector once the agent has read its ring to the end.

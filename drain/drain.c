@@ -31,8 +31,6 @@
  * 13 ms of lines at 1M lines/s) before the first look. */
 #define TICK_MIN_NS	1000000ull
 #define TICK_MAX_NS	4000000ull
-/* A connection that has not said hello by then is dropped. */
-#define HELLO_NS	2000000000ull
 #define EVENTS_BATCH	64
 /* At most this many descriptors are taken from one hello; more is refused. */
 #define HELLO_FDS	4
@@ -110,7 +108,7 @@ struct drain {
 	struct ring **rings;		/*!< connections and rings, max_rings of them */
 	size_t n;
 	unsigned int max_rings, lane_fds;
-	uint64_t abandon_ns;
+	uint64_t abandon_ns, hello_ns;
 	struct drain_hooks hooks;
 	struct drain_counts done;	/*!< rings already let go, and offers refused */
 	struct shares *shares;
@@ -127,6 +125,10 @@ struct drain {
 	enum drain_netns netns;		/*!< rings from other network namespaces */
 	uint64_t netns_cookie;		/*!< the drainer's own namespace */
 	struct tag listen_tag, timer_tag;
+	/*! The events drain_events() is handling: a ring freed meanwhile has
+	 *  its events later in the batch forgotten (free_ring()). */
+	struct epoll_event *batch;
+	int batch_n;
 };
 
 static uint64_t now_ns(void)
@@ -236,6 +238,7 @@ struct drain *drain_open(const struct drain_config *cfg, char *err)
 			     .rv = { .fd = -1, .dir_fd = -1 }, .lane_fds = cfg->lane_fds,
 			     .max_rings = cfg->max_rings ? cfg->max_rings : DRAIN_RINGS_MAX,
 			     .abandon_ns = cfg->abandon_ns ? cfg->abandon_ns : DRAIN_ABANDON_NS,
+			     .hello_ns = cfg->hello_ns ? cfg->hello_ns : DRAIN_HELLO_NS,
 			     .listen_tag = { TAG_LISTEN, NULL }, .timer_tag = { TAG_TIMER, NULL } };
 	d->rings = calloc(d->max_rings, sizeof(*d->rings));
 	d->shares = shares_new(d->max_rings, fd_budget(d->max_rings, d->lane_fds), geteuid());
@@ -309,11 +312,27 @@ static void note_refusal(struct drain *d, int why, uid_t uid, pid_t pid, const c
 
 /* ---- rings come and go ---- */
 
+/* A ring about to be freed: its events still waiting in the batch that
+ * drain_events() handles would run on freed memory (an expired connection's
+ * hang-up after the timer's event, say), or on the next ring that got its
+ * memory and its descriptor's number. */
+static void forget_events(struct drain *d, const struct ring *r)
+{
+	for (int i = 0; i < d->batch_n; i++) {
+		const struct tag *t = d->batch[i].data.ptr;
+
+		if (t == &r->conn_tag || t == &r->follow_tag)
+			d->batch[i].data.ptr = NULL;
+	}
+}
+
 /* Close a connection or ring and forget it; the slot it held in the list is
  * the caller's to fill. */
 static void free_ring(struct ring *r)
 {
 	struct drain *d = r->d;
+
+	forget_events(d, r);
 
 	for (unsigned int k = 0; r->live && k < r->n_lanes; k++) {
 		if (!r->lanes[k].shown)
@@ -463,7 +482,7 @@ static int admit(struct drain *d, int conn, struct ring **out)
 		return ENOMEM;
 	}
 	*r = (struct ring){ .d = d, .conn = conn, .follow_fd = -1, .hold_fd = -1, .netns = -1, .uid = cred.uid, .gid = cred.gid, .pid = cred.pid,
-			    .hello_deadline = now_ns() + HELLO_NS,
+			    .hello_deadline = now_ns() + d->hello_ns,
 			    .conn_tag = { TAG_CONN, r }, .follow_tag = { TAG_FOLLOW, r } };
 	err = place(d, r, &cred);
 	if (!err) {
@@ -522,13 +541,14 @@ static size_t lane_len(uint64_t total, unsigned int lanes)
 	return (size_t)(total / lanes);
 }
 
-static bool same_ring_held(const struct drain *d, const struct ring *r)
+/* The ring this drainer holds already that \a r offers again, or NULL. */
+static struct ring *held_ring(const struct drain *d, const struct ring *r)
 {
 	for (size_t i = 0; i < d->n; i++)
 		if (d->rings[i] != r && d->rings[i]->live && d->rings[i]->dev == r->dev &&
 		    d->rings[i]->ino == r->ino)
-			return true;
-	return false;
+			return d->rings[i];
+	return NULL;
 }
 
 /* Check the memfd before mapping it: sealed against shrinking (or a producer
@@ -570,7 +590,7 @@ static int map_ring(struct ring *r, int fd, const struct shmring_hello *hello)
 		return EINVAL;
 	r->dev = st.st_dev;
 	r->ino = st.st_ino;
-	if (same_ring_held(r->d, r))
+	if (held_ring(r->d, r))
 		return EEXIST;
 	if (hold_ring(r, fd))
 		return EALREADY;
@@ -665,6 +685,31 @@ static int take_hello(struct ring *r)
 	return err ? -err : 0;
 }
 
+/* A ring offered again, by its user, while this drainer holds it with no one
+ * at the other end of its connection: the producer gave up waiting for the
+ * answer (1 s) to the offer that this drainer, stalled, took late.  The new
+ * connection becomes the ring's, and the answer is yes.  Refused (EEXIST),
+ * the producer would think no drainer holds its ring: it would offer it in a
+ * loop, and in deferred mode with a fallback send directly, the ring held
+ * and idle.  \returns whether \a r, left empty, is to be removed */
+static bool adopt_connection(struct drain *d, struct ring *r)
+{
+	struct ring *h = held_ring(d, r);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+	if (!h || !h->hup || h->uid != r->uid)
+		return false;
+	ev.data.ptr = &h->conn_tag;
+	if (epoll_ctl(d->ep, EPOLL_CTL_MOD, r->conn, &ev))
+		return false;
+	close(h->conn);
+	h->conn = r->conn;
+	h->hup = false;
+	r->conn = -1;
+	answer(h->conn, 0);
+	return true;
+}
+
 /* The hello: the ring checked, mapped and followed, and the descriptors it
  * costs (its lanes' too, at the most) taken from its uid's share. */
 static void take_offer(struct drain *d, struct ring *r)
@@ -684,6 +729,10 @@ static void take_offer(struct drain *d, struct ring *r)
 		r->fds += more;
 		if (watch(d, r->follow_fd, &r->follow_tag, r->by_holders ? 0 : EPOLLIN))
 			err = errno;
+	}
+	if (err == EEXIST && adopt_connection(d, r)) {
+		remove_ring(d, r);
+		return;
 	}
 	if (err) {
 		if (v != SHARES_OK)
@@ -790,6 +839,18 @@ static void follow_event(struct ring *r)
 	epoll_ctl(r->d->ep, EPOLL_CTL_DEL, r->follow_fd, NULL);
 }
 
+/* Whether a connection's hello has come: its event, maybe later in this
+ * batch, takes it.  A drainer stalled between the accept and that event (a
+ * loaded machine) must not drop an offer that was made in time: the producer
+ * would not offer again if it had ended meanwhile, and its ring's lines would
+ * go with it. */
+static bool hello_waiting(const struct ring *r)
+{
+	char byte;
+
+	return recv(r->conn, &byte, sizeof(byte), MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
 static void expire_hellos(struct drain *d)
 {
 	uint64_t now = now_ns();
@@ -797,7 +858,7 @@ static void expire_hellos(struct drain *d)
 	for (size_t i = 0; i < d->n;) {
 		struct ring *r = d->rings[i];
 
-		if (!r->live && now > r->hello_deadline) {
+		if (!r->live && now > r->hello_deadline && !hello_waiting(r)) {
 			note_refusal(d, ETIMEDOUT, r->uid, r->pid, "it said no hello");
 			remove_at(d, i);
 		} else {
@@ -826,10 +887,14 @@ void drain_events(struct drain *d)
 	struct epoll_event evs[EVENTS_BATCH];
 	int n = epoll_wait(d->ep, evs, EVENTS_BATCH, 0);
 
+	d->batch = evs;
+	d->batch_n = n;
 	for (int i = 0; i < n; i++) {
 		struct tag *t = evs[i].data.ptr;
 		uint64_t ticks;
 
+		if (!t)
+			continue;	/* its ring was freed earlier in the batch */
 		switch (t->kind) {
 		case TAG_LISTEN:
 			accept_all(d);
@@ -849,6 +914,7 @@ void drain_events(struct drain *d)
 			break;
 		}
 	}
+	d->batch_n = 0;
 }
 
 /* ---- reading ---- */

@@ -12,6 +12,7 @@
 /* Defaults of struct drain_config. */
 #define DRAIN_RINGS_MAX		256
 #define DRAIN_ABANDON_NS	1000000000ull	/* a slot unpublished for 1 s is skipped */
+#define DRAIN_HELLO_NS		2000000000ull	/* a connection that has not said hello in 2 s is dropped */
 #define DRAIN_ERR_MAX		512
 /* Descriptors kept for the drainer's own use (its files, sockets, a spare),
  * never given to rings. */
@@ -108,6 +109,7 @@ struct drain_config {
 	const char *path;		/*!< the socket to listen on */
 	unsigned int max_rings;		/*!< 0: DRAIN_RINGS_MAX */
 	uint64_t abandon_ns;		/*!< 0: DRAIN_ABANDON_NS */
+	uint64_t hello_ns;		/*!< 0: DRAIN_HELLO_NS */
 	unsigned int lane_fds;		/*!< descriptors the user spends on a lane (the agent: its socket) */
 	uint16_t first_port, last_port;	/*!< the lane numbers to give; 0: 1 to 65535 */
 	enum drain_netns netns;		/*!< rings from another network namespace */

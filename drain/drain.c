@@ -685,6 +685,15 @@ static int take_hello(struct ring *r)
 	return err ? -err : 0;
 }
 
+/* Whether the producer's end of \a conn is gone, though its event may not
+ * have been handled yet (it may come later in this batch). */
+static bool hung_up(int conn)
+{
+	struct pollfd pfd = { .fd = conn, .events = POLLRDHUP };
+
+	return poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
 /* A ring offered again, by its user, while this drainer holds it with no one
  * at the other end of its connection: the producer gave up waiting for the
  * answer (1 s) to the offer that this drainer, stalled, took late.  The new
@@ -697,7 +706,7 @@ static bool adopt_connection(struct drain *d, struct ring *r)
 	struct ring *h = held_ring(d, r);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 
-	if (!h || !h->hup || h->uid != r->uid)
+	if (!h || !(h->hup || hung_up(h->conn)) || h->uid != r->uid)
 		return false;
 	ev.data.ptr = &h->conn_tag;
 	if (epoll_ctl(d->ep, EPOLL_CTL_MOD, r->conn, &ev))

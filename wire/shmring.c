@@ -189,6 +189,10 @@ int shmring_offer_answer(int fd, int answer_ms, int stop_fd)
 	return fd;
 fail:
 	rc = -errno;
+	/* Hung up, not only closed: a child forked meanwhile holds a copy of
+	 * the connection, and a drainer that took the ring late would go on
+	 * seeing it held, and refuse the offers that come after. */
+	shutdown(fd, SHUT_RDWR);
 	close(fd);
 	return rc;
 }

@@ -155,30 +155,40 @@ static void test_freed_in_batch(void)
 	drain_close(d);
 }
 
+/* How the producer gave up waiting for the answer to its first offer. */
+enum gave_up {
+	CLOSED,		/* closed its connection, and the drainer saw it gone before the second offer */
+	CLOSED_FORKED,	/* shmring_offer_answer() timed out while a forked child held a copy of the connection */
+	CLOSED_UNSEEN,	/* closed it, and offered again before the drainer ran: both in one batch */
+};
+
 /* The producer's answer timed out while the drainer was stalled; the drainer then takes the first offer
  * through a connection no one holds, and the producer offers again: the answer is yes, on the new
  * connection, which is the ring's from then on. */
-static void test_offered_again(void)
+static void test_offered_again(enum gave_up how, const char *what)
 {
 	struct drain *d = open_drain(0);
 	struct ring_made m = make_ring();
-	int first = offer(&m), second, third;
+	int first = offer(&m), copy = -1, second, third;
 	struct drain_counts c;
 
-	close(first);		/* it gave up waiting */
-	for (int k = 0; k < 20; k++) {
+	if (how == CLOSED_FORKED) {
+		copy = dup(first);
+		is_int(shmring_offer_answer(first, 1, -1), -ETIMEDOUT, "%s: the answer timed out", what);
+	} else {
+		close(first);
+	}
+	for (int k = 0; how != CLOSED_UNSEEN && k < 20; k++) {
 		drain_events(d);	/* taken late; its connection seen gone */
 		pause_ms(1);
 	}
-	c = counts(d);
-	is_int(c.attached, 1, "the stalled drainer took the first offer after its producer gave up");
 	second = offer(&m);
-	is_int(answer_after(d, second), 0, "offered again: yes, on the new connection");
+	is_int(answer_after(d, second), 0, "%s: offered again, yes on the new connection", what);
 	c = counts(d);
-	is_int(c.rings * 10 + c.attached, 11, "one ring held, taken once");
-	is_int(c.refused, 0, "nothing refused");
+	is_int(c.rings * 100 + c.attached * 10 + c.refused, 110, "%s: one ring held, taken once, nothing refused",
+	       what);
 	third = offer(&m);
-	is_int(answer_after(d, third), EEXIST, "while that connection is held, another offer of the ring is refused");
+	is_int(answer_after(d, third), EEXIST, "%s: while that connection is held, another offer is refused", what);
 	close(third);
 	close(m.holders[1]);	/* the producer ends */
 	for (int k = 0; k < 2000 && counts(d).rings; k++) {
@@ -187,9 +197,11 @@ static void test_offered_again(void)
 		drain_release(d);
 		pause_ms(1);
 	}
-	is_int(counts(d).ended, 1, "the ring is let go when its producer ends");
-	is_int(answer_now(second), ECONNRESET, "and its connection, the second, is closed by the drainer");
+	is_int(counts(d).ended, 1, "%s: the ring is let go when its producer ends", what);
+	is_int(answer_now(second), ECONNRESET, "%s: and its connection, the second, is closed by the drainer", what);
 	close(second);
+	if (copy >= 0)
+		close(copy);
 	drain_close(d);
 }
 
@@ -200,7 +212,9 @@ int main(void)
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/drainer.sock", dir);
 	test_late_hello();
 	test_freed_in_batch();
-	test_offered_again();
+	test_offered_again(CLOSED, "closed");
+	test_offered_again(CLOSED_FORKED, "a forked child holds the connection");
+	test_offered_again(CLOSED_UNSEEN, "both offers in one batch");
 	rmdir(dir);
 	return done_testing();
 }

@@ -15,16 +15,15 @@
 
 #define DATA		SHMRING_DATA_MIN
 #define STEPS_MAX	100000	/* a bound: the commit takes a few dozen */
+#define LINE_LEN	(SHMRING_REC_LEN + 1 + 1 + 8)	/* each line's record: names "S" and "f", 8 bytes of text */
 
 static uint8_t *mem;
 static size_t mem_len;
 
-/* Claim, fill and (\a commit) commit line \a n of a lane whose producer is \a p. */
+/* Claim and fill line \a n of a lane whose producer is \a p. */
 static void claim_and_fill(struct shmring_producer *p, struct shmring_claim *c, uint32_t n)
 {
-	const uint32_t len = SHMRING_REC_LEN + 1 + 1 + 8;
-
-	shmring_claim_own(p, len, c);
+	shmring_claim_own(p, LINE_LEN, c);
 	if (!c->rec)
 		return;
 	memcpy(c->rec, &(struct shmring_rec){ .seq = seq_number(c->line), .pid = 7, .text_len = 8,
@@ -56,13 +55,13 @@ static void producer(uint32_t before)
 		_exit(3);
 	for (uint32_t n = 0; n < before; n++) {
 		claim_and_fill(&p, &c, n);
-		shmring_commit_own(&p, &c, c.len ? c.len : SHMRING_REC_LEN + 10);
+		shmring_commit_own(&p, &c, LINE_LEN);
 	}
 	claim_and_fill(&p, &c, before);
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 		_exit(4);
 	stop_here();
-	shmring_commit_own(&p, &c, SHMRING_REC_LEN + 1 + 1 + 8);
+	shmring_commit_own(&p, &c, LINE_LEN);
 	stop_here();	/* the end: _exit()'s first call would add the dynamic linker's */
 	_exit(0);
 }

@@ -629,18 +629,25 @@ static int follow_holders(struct ring *r, int fd)
 	return 0;
 }
 
+/* Whether the producer's end of \a conn is gone, though its event may not
+ * have been handled yet (it may come later in this batch). */
+static bool hung_up(int conn)
+{
+	struct pollfd pfd = { .fd = conn, .events = POLLRDHUP };
+
+	return poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP));
+}
+
 /* Versions 1 and 2: the process that offered the ring, by its pidfd.  If it
  * died between its offer and now, its end of the connection is already
  * closed: the ring then ends at once rather than follow whichever process
  * got the number since. */
 static int follow_producer(struct ring *r)
 {
-	struct pollfd pfd = { .fd = r->conn, .events = POLLRDHUP };
-
 	r->follow_fd = pidfd_open(r->pid, 0);
 	if (r->follow_fd < 0)
 		return errno;
-	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP)))
+	if (hung_up(r->conn))
 		r->hup = r->dead = true;
 	return 0;
 }
@@ -685,15 +692,6 @@ static int take_hello(struct ring *r)
 	return err ? -err : 0;
 }
 
-/* Whether the producer's end of \a conn is gone, though its event may not
- * have been handled yet (it may come later in this batch). */
-static bool hung_up(int conn)
-{
-	struct pollfd pfd = { .fd = conn, .events = POLLRDHUP };
-
-	return poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR));
-}
-
 /* A ring offered again, by its user, while this drainer holds it with no one
  * at the other end of its connection: the producer gave up waiting for the
  * answer (1 s) to the offer that this drainer, stalled, took late.  The new
@@ -704,7 +702,7 @@ static bool hung_up(int conn)
 static bool adopt_connection(struct drain *d, struct ring *r)
 {
 	struct ring *h = held_ring(d, r);
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	struct epoll_event ev = { .events = EPOLLIN };
 
 	if (!h || !(h->hup || hung_up(h->conn)) || h->uid != r->uid)
 		return false;

@@ -80,13 +80,13 @@ static uint8_t *put_addr(uint8_t *p, const struct sockaddr_storage *ss)
 	return p + 18;
 }
 
-size_t natsbatch_put(uint8_t *body, uint8_t *out, const struct rx_record *r)
+size_t natsbatch_record(uint8_t *out, const struct rx_record *r)
 {
 	size_t size = natsbatch_size(r);
 	bool v6 = r->src.ss_family == AF_INET6;
 	uint8_t *p = out;
 
-	if (!size || get32(body + 4) == NATSBATCH_COUNT_MAX)
+	if (!size)
 		return 0;
 	p = put16(p, (uint16_t)r->len);
 	*p++ = v6 ? 6 : 4;
@@ -100,6 +100,27 @@ size_t natsbatch_put(uint8_t *body, uint8_t *out, const struct rx_record *r)
 	}
 	if (r->len)
 		memcpy(p, r->data, r->len);
+	return size;
+}
+
+size_t natsbatch_datagram_len(const uint8_t *rec)
+{
+	return get16(rec);
+}
+
+size_t natsbatch_append(uint8_t *body, size_t len, const uint8_t *rec, size_t size)
+{
+	memcpy(body + len, rec, size);
+	put32(body + 4, get32(body + 4) + 1);
+	return len + size;
+}
+
+size_t natsbatch_put(uint8_t *body, uint8_t *out, const struct rx_record *r)
+{
+	size_t size;
+
+	if (get32(body + 4) == NATSBATCH_COUNT_MAX || !(size = natsbatch_record(out, r)))
+		return 0;
 	put32(body + 4, get32(body + 4) + 1);
 	return size;
 }
@@ -157,17 +178,14 @@ static const uint8_t *get_addr(const uint8_t *p, bool v6, struct sockaddr_storag
 	return p + 18;
 }
 
-bool natsbatch_next(struct natsbatch_reader *rd, struct rx_record *r)
+/* The record at \a p, which lies whole within its body, into *\a r.  \returns where
+ * the next begins */
+static const uint8_t *read_record(const uint8_t *p, struct rx_record *r)
 {
-	const uint8_t *p = rd->body + rd->off;
-	bool v6;
-	uint64_t ns;
+	bool v6 = p[2] == 6;
+	uint64_t ns = get64(p + 4);
 
-	if (rd->index == rd->count)
-		return false;
-	v6 = p[2] == 6;
 	r->len = get16(p);
-	ns = get64(p + 4);
 	r->rx_time = (struct timespec){ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
 	memset(&r->src, 0, sizeof(r->src));
 	memset(&r->dst, 0, sizeof(r->dst));
@@ -180,7 +198,19 @@ bool natsbatch_next(struct natsbatch_reader *rd, struct rx_record *r)
 	}
 	r->data = p;
 	r->sent_len = 0;
-	rd->off = (size_t)(p + r->len - rd->body);
+	return p + r->len;
+}
+
+void natsbatch_record_read(const uint8_t *rec, struct rx_record *r)
+{
+	read_record(rec, r);
+}
+
+bool natsbatch_next(struct natsbatch_reader *rd, struct rx_record *r)
+{
+	if (rd->index == rd->count)
+		return false;
+	rd->off = (size_t)(read_record(rd->body + rd->off, r) - rd->body);
 	rd->index++;
 	return true;
 }

@@ -47,6 +47,22 @@ size_t natsbatch_size(const struct rx_record *r);
 /*! An empty batch's head at \a body (NATSBATCH_HEAD_LEN bytes). */
 void natsbatch_begin(uint8_t *body);
 
+/*! Write \a r as one record at \a out (natsbatch_size() bytes of room), apart from
+ *  any body: a sender may keep records so and put them in a body later
+ *  (natsbatch_append()).  \returns the bytes written, 0 for a record a batch cannot carry */
+size_t natsbatch_record(uint8_t *out, const struct rx_record *r);
+
+/*! The datagram's bytes in a record natsbatch_record() wrote. */
+size_t natsbatch_datagram_len(const uint8_t *rec);
+
+/*! A record natsbatch_record() wrote, as the collector received it (data points into it). */
+void natsbatch_record_read(const uint8_t *rec, struct rx_record *r);
+
+/*! Append the \a size bytes of a record natsbatch_record() wrote to the body at
+ *  \a body, \a len bytes so far, and count it; the caller keeps the count within
+ *  NATSBATCH_COUNT_MAX and the room.  \returns the body's new length */
+size_t natsbatch_append(uint8_t *body, size_t len, const uint8_t *rec, size_t size);
+
 /*! Append \a r at \a out (natsbatch_size() bytes of room) and count it in the head
  *  at \a body.  \returns the bytes written, 0 for a record a batch cannot carry */
 size_t natsbatch_put(uint8_t *body, uint8_t *out, const struct rx_record *r);

@@ -21,6 +21,8 @@ struct part {
 struct held {
 	struct held_mark m;	/* the stream, its epoch, the floor and the top */
 	struct part *parts;	/* HELD_PARTS, taken at the first batch held in part */
+	struct part *last;	/* the one part_of() gave last: a batch's datagrams come one after
+				   another, and a search touches a page for each part */
 	uint64_t *bits;		/* bit (seq & (nbits - 1)) for floor < seq <= top; 0 elsewhere */
 	size_t nbits;		/* a power of two; top - floor <= nbits */
 };
@@ -171,17 +173,19 @@ static struct part *part_of(struct held *h, uint64_t seq)
 {
 	struct part *spare = NULL;
 
+	if (h->last && h->last->seq == seq)
+		return h->last;
 	if (!h->parts && !(h->parts = calloc(HELD_PARTS, sizeof(*h->parts))))
 		return NULL;
 	for (struct part *p = h->parts; p < h->parts + HELD_PARTS; p++) {
 		if (p->seq == seq)
-			return p;
+			return h->last = p;
 		if (!spare || p->seq <= h->m.floor || (spare->seq > h->m.floor && p->seq < spare->seq))
 			spare = p;
 	}
 	memset(spare, 0, sizeof(*spare));
 	spare->seq = seq;
-	return spare;
+	return h->last = spare;
 }
 
 bool held_add_part(struct held *h, uint64_t seq, uint32_t index, uint32_t count, uint64_t *given_up)

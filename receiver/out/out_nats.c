@@ -73,7 +73,10 @@ enum {
 	UNSENT,		/* not sent in this round: publishing failed before it */
 };
 
-/* A record in the spool: the datagram and what the message's headers need. */
+/* A record in the spool: the datagram as a batch carries it (natsbatch_record():
+ * its receive time, sender and destination, then its bytes), so that a batch's
+ * body is made of its records with one copy each, and what the publisher keeps
+ * of its publishes. */
 struct spooled {
 	uint64_t rx_ns;
 	uint64_t n;			/*!< its number in this run: 1, 2, ... */
@@ -82,9 +85,7 @@ struct spooled {
 	uint64_t sent_ms;		/*!< when it was first published under its id; 0: not yet */
 	uint64_t after_seq;		/*!< the stream's last sequence the publisher knew then */
 	uint64_t batch;			/*!< the publisher's: its batch's number in this run, 0: none yet */
-	uint8_t src[sizeof(struct sockaddr_in6)];
-	uint8_t dst[sizeof(struct sockaddr_in6)];
-	uint8_t data[];
+	uint8_t rec[];
 };
 
 /* One message of a round: a record, or a batch of consecutive ones (the first
@@ -93,10 +94,12 @@ struct inflight {
 	natsMsg *msg;		/*!< until its answer */
 	struct spooled *rec;	/*!< the first record */
 	uint64_t pos;		/*!< where spool_next() finds it */
+	uint64_t end;		/*!< the spool position after its last record */
+	uint64_t last_n;	/*!< its last record's number */
 	uint32_t count;		/*!< records */
 	bool fresh;		/*!< a batch made in this round, which newer records may join */
 	size_t len;		/*!< the datagrams' bytes */
-	size_t body;		/*!< a batch's body bytes */
+	size_t body;		/*!< a batch's body bytes (in n->body while the round is taken) */
 	int state;
 	bool again;		/*!< published under this id before this round */
 	uint64_t seq;		/*!< a duplicate's: the stored message's stream sequence */
@@ -116,12 +119,15 @@ struct out_nats {
 	uint64_t batches;		/*!< the publisher's: batches numbered in this run */
 	uint64_t next_pos;		/*!< the publisher's: the spool position after the last record batched */
 	uint64_t batched_bytes;		/*!< the publisher's: bytes of the records batched */
+	uint64_t released_n;		/*!< the publisher's: the number of the last record released */
 	bool resend;			/*!< the publisher's: records wait to be sent again */
 	pthread_t thread;
 	bool running;
 
 	pthread_mutex_t mu;		/* guards what follows, down to the figures */
-	pthread_cond_t cond;
+	pthread_cond_t cond;		/*!< the publisher naps on it, woken by the loop */
+	pthread_cond_t all_answered;	/*!< the publisher waits on it for a round's answers: apart,
+					     so that records queued meanwhile do not wake it */
 	bool wake;			/*!< the loop queued records, or the connection changed */
 	bool finishing;
 	uint64_t finish_by_ms;
@@ -216,22 +222,11 @@ static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, v
 			refused_because(n, pae->ErrText ? pae->ErrText : "refused by the stream");
 		n->hint = j + 1;
 		if (++n->answered == n->published)
-			pthread_cond_signal(&n->cond);
+			pthread_cond_signal(&n->all_answered);
 		break;
 	}
 	pthread_mutex_unlock(&n->mu);
 	natsMsg_Destroy(msg);
-}
-
-/* The record \a sp of \a len datagram bytes as the collector received it. */
-static struct rx_record record_of(const struct spooled *sp, size_t len)
-{
-	struct rx_record r = { .data = sp->data, .len = len };
-
-	r.rx_time = (struct timespec){ .tv_sec = sp->rx_ns / 1000000000, .tv_nsec = sp->rx_ns % 1000000000 };
-	memcpy(&r.src, sp->src, sizeof(sp->src));
-	memcpy(&r.dst, sp->dst, sizeof(sp->dst));
-	return r;
 }
 
 /* The edge's name for a record or a batch: \a what (its number, "bN" for a batch)
@@ -245,48 +240,53 @@ static void spooled_as(char *out, size_t room, const struct out_nats *n, const c
 		snprintf(out, room, "%016llx.%s", (unsigned long long)n->run, what);
 }
 
-/* A batch's records, in order, as one message on PREFIX.COLLECTOR.batch; f->body
- * says its body's bytes. */
-static natsMsg *batch_message(struct out_nats *n, struct inflight *f)
+/* The message of the batch whose body (f->body bytes) is in n->body, on
+ * PREFIX.COLLECTOR.batch. */
+static natsMsg *batch_message(struct out_nats *n, const struct inflight *f)
 {
 	char subject[NATSMSG_SUBJECT_MAX], name[96], what[24];
-	uint64_t pos = f->pos;
-	size_t len = NATSBATCH_HEAD_LEN, dlen;
 	natsMsg *m = NULL;
 
-	natsbatch_begin(n->body);
-	for (uint32_t i = 0; i < f->count; i++) {
-		struct spooled *sp = spool_next(n->spool, &pos, &dlen);
-		struct rx_record r;
-
-		if (!sp)
-			return NULL;
-		r = record_of(sp, dlen - sizeof(*sp));
-		len += natsbatch_put(n->body, n->body + len, &r);
-	}
-	f->body = len;
 	snprintf(subject, sizeof(subject), "%s.%s.batch", n->cfg.prefix, n->collector);
 	snprintf(what, sizeof(what), "b%llu", (unsigned long long)f->rec->batch);
 	spooled_as(name, sizeof(name), n, what, f->rec);
-	return natsmsg_encode_batch(&m, subject, n->collector, name, n->body, len) == NATS_OK ? m : NULL;
+	return natsmsg_encode_batch(&m, subject, n->collector, name, n->body, f->body) == NATS_OK ? m : NULL;
 }
 
-/* The message for \a f: the same each time it is published again, so that
- * JetStream stores it once. */
-static natsMsg *message(struct out_nats *n, struct inflight *f)
+/* One record as its own message on PREFIX.COLLECTOR.SENDER (--nats-batch 0). */
+static natsMsg *single_message(struct out_nats *n, const struct spooled *sp)
 {
 	char subject[NATSMSG_SUBJECT_MAX], name[96], what[24];
-	const struct spooled *sp = f->rec;
-	struct rx_record r = record_of(sp, f->len);
+	struct rx_record r;
 	natsMsg *m = NULL;
 
-	if (!n->cfg.single)
-		return batch_message(n, f);
+	natsbatch_record_read(sp->rec, &r);
 	if (!natsmsg_subject(subject, sizeof(subject), n->cfg.prefix, n->collector, (const struct sockaddr *)&r.src))
 		return NULL;
 	snprintf(what, sizeof(what), "%llu", (unsigned long long)sp->n);
 	spooled_as(name, sizeof(name), n, what, sp);
 	return natsmsg_encode(&m, subject, n->collector, name, sp->nonce != 0, &r) == NATS_OK ? m : NULL;
+}
+
+/* \a f's message made again, for comparing with what the stream stores: the same
+ * each time, so that JetStream stores it once. */
+static natsMsg *message(struct out_nats *n, struct inflight *f)
+{
+	uint64_t pos = f->pos;
+	size_t len;
+
+	if (n->cfg.single)
+		return single_message(n, f->rec);
+	natsbatch_begin(n->body);
+	f->body = NATSBATCH_HEAD_LEN;
+	for (uint32_t i = 0; i < f->count; i++) {
+		struct spooled *sp = spool_next(n->spool, &pos, &len);
+
+		if (!sp)
+			return NULL;
+		f->body = natsbatch_append(n->body, f->body, sp->rec, len - sizeof(*sp));
+	}
+	return batch_message(n, f);
 }
 
 /* A "duplicate" answer: the stream holds a message under the record's id.  It is
@@ -353,16 +353,21 @@ static void unit_done(struct out_nats *n, const struct inflight *f)
 
 /* Wait for every answer of the round (libnats times out each publish after
  * NATS_ACK_WAIT_MS; the guard covers answers lost with a connection), then let
- * the confirmed records go.  \returns the records sent; *failed, those not confirmed. */
+ * the confirmed records go: those of the round's first messages, when each of
+ * them is confirmed (mostly all), without reading them again; those after a
+ * message that was not, one by one.  \returns the records sent; *failed, those
+ * not confirmed. */
 static size_t collect_round(struct out_nats *n, size_t *failed)
 {
 	struct timespec guard;
 	natsMsgList lost;
 	size_t sent, taken;
+	bool first = true;		/* every message so far leaves the spool */
+	uint64_t first_end = 0, first_last = 0;
 
 	natsconn_deadline(&guard, NATS_ACK_WAIT_MS + 2000);
 	pthread_mutex_lock(&n->mu);
-	while (n->answered < n->published && pthread_cond_timedwait(&n->cond, &n->mu, &guard) == 0)
+	while (n->answered < n->published && pthread_cond_timedwait(&n->all_answered, &n->mu, &guard) == 0)
 		;
 	if (n->answered < n->published) {
 		pthread_mutex_unlock(&n->mu);
@@ -380,15 +385,21 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 	*failed = taken = 0;
 	for (size_t i = 0; i < n->published; i++) {
 		struct inflight *f = &n->round[i];
+		bool leaves = f->state == ACKED || (f->state == REFUSED && f->count == 1);
 
-		if (f->state == ACKED) {
+		first = first && leaves;
+		if (first) {
+			first_end = f->end;
+			first_last = f->last_n;
+		} else if (leaves) {
 			unit_done(n, f);
+		}
+		if (f->state == ACKED) {
 			FIG_ADD(n, written, f->count);
 			FIG_ADD(n, bytes, f->len);
 		} else if (f->state == REFUSED && f->count > 1) {
 			split(n, f);
 		} else if (f->state == REFUSED) {
-			unit_done(n, f);
 			FIG_ADD(n, refused, 1);
 		} else if (f->state == TAKEN) {
 			name_anew(f->rec);
@@ -404,7 +415,13 @@ static size_t collect_round(struct out_nats *n, size_t *failed)
 	sent = n->published;
 	n->published = n->answered = 0;
 	pthread_mutex_unlock(&n->mu);
-	spool_release(n->spool);
+	/* the records before the first message's are done ones: numbered in order,
+	 * from the last released, they are as many as the numbers between */
+	if (first_last) {
+		spool_release_to(n->spool, first_end, first_last - n->released_n);
+		n->released_n = first_last;
+	}
+	n->released_n += spool_release(n->spool);
 	FIG_ADD(n, ids_taken, taken);	/* said by the daemon's report */
 	return sent;
 }
@@ -468,76 +485,78 @@ static int look_for_old(struct out_nats *n, size_t k)
 	return 0;
 }
 
-/* The bytes a record takes in a batch. */
-static size_t batch_size(const struct spooled *sp, size_t len)
-{
-	struct rx_record r = record_of(sp, len);
-
-	return natsbatch_size(&r);
-}
-
-/* \a sp (\a len bytes, just before \a pos) is batched now: it is no longer new. */
-static void batched(struct out_nats *n, struct spooled *sp, size_t len, uint64_t pos, uint64_t batch)
+/* \a sp (a record of \a size bytes, just before \a pos) is batched now: it is no
+ * longer new. */
+static void batched(struct out_nats *n, struct spooled *sp, size_t size, uint64_t pos, uint64_t batch)
 {
 	sp->batch = batch;
-	n->batched_bytes += len + NATSBATCH_REC4_LEN;
+	n->batched_bytes += size;
 	n->next_pos = pos;
 }
 
-/* Whether \a sp goes in \a f's message: a record of its batch, or a new one that
- * the batch made in this round has room for (*body bytes so far). */
-static bool joins(struct out_nats *n, struct inflight *f, struct spooled *sp, size_t len, uint64_t pos, size_t *body)
+/* Whether \a sp (a record of \a size bytes) goes in \a f's message: a record of
+ * its batch, or a new one that the batch made in this round has room for. */
+static bool joins(struct out_nats *n, struct inflight *f, struct spooled *sp, size_t size, uint64_t pos)
 {
-	size_t size;
-
 	if (n->cfg.single)
 		return false;
 	if (sp->batch)
 		return sp->batch == f->rec->batch;
-	size = batch_size(sp, len);
-	if (!f->fresh || f->count == NATSBATCH_COUNT_MAX || *body + size > n->limit)
+	if (!f->fresh || f->count == NATSBATCH_COUNT_MAX || f->body + size > n->limit)
 		return false;
-	*body += size;
-	batched(n, sp, len, pos, f->rec->batch);
+	batched(n, sp, size, pos, f->rec->batch);
 	return true;
 }
 
+/* \a f, the message being taken, has all its records (a batch's body in n->body). */
+static void made(struct out_nats *n, struct inflight *f)
+{
+	f->msg = n->cfg.single ? single_message(n, f->rec) : batch_message(n, f);
+	f->state = f->msg ? PENDING : FAILED;
+}
+
 /* Take the oldest records not yet confirmed as up to NATS_WINDOW messages: a
- * batch sent before as it was, new records in new batches.  \returns how many */
+ * batch sent before as it was, new records in new batches; each record is read
+ * once, into its batch's body.  \returns how many */
 static size_t take_round(struct out_nats *n)
 {
 	uint64_t pos = spool_oldest(n->spool), at;
 	struct inflight *f = NULL;
-	size_t k = 0, len, body = 0;
+	size_t k = 0, size;
 	struct spooled *sp;
 
 	n->resend = false;
 	for (;;) {
 		at = pos;
-		sp = spool_next(n->spool, &pos, &len);
-		if (!sp)
-			break;
-		len -= sizeof(*sp);
-		if (f && joins(n, f, sp, len, pos, &body)) {
-			f->count++;
-			f->len += len;
-			continue;
+		sp = spool_next(n->spool, &pos, &size);
+		if (sp) {
+			size -= sizeof(*sp);
+			if (f && joins(n, f, sp, size, pos)) {
+				f->end = pos;
+				f->last_n = sp->n;
+				f->count++;
+				f->len += natsbatch_datagram_len(sp->rec);
+				f->body = natsbatch_append(n->body, f->body, sp->rec, size);
+				continue;
+			}
 		}
-		if (k == NATS_WINDOW)
+		if (f)
+			made(n, f);
+		if (!sp || k == NATS_WINDOW)
 			break;
 		f = &n->round[k++];
-		*f = (struct inflight){ .rec = sp, .pos = at, .count = 1, .len = len, .again = sp->sent_ms != 0,
-					.fresh = !n->cfg.single && !sp->batch };
+		*f = (struct inflight){ .rec = sp, .pos = at, .end = pos, .last_n = sp->n, .count = 1,
+					.len = natsbatch_datagram_len(sp->rec),
+					.again = sp->sent_ms != 0, .fresh = !n->cfg.single && !sp->batch };
 		if (f->fresh)
-			batched(n, sp, len, pos, ++n->batches);
-		body = NATSBATCH_HEAD_LEN + batch_size(sp, len);
+			batched(n, sp, size, pos, ++n->batches);
+		if (!n->cfg.single) {
+			natsbatch_begin(n->body);
+			f->body = natsbatch_append(n->body, NATSBATCH_HEAD_LEN, sp->rec, size);
+		}
 	}
-	if (k == NATS_WINDOW && sp)
+	if (sp)
 		n->resend = true;	/* more to send at once */
-	for (size_t i = 0; i < k; i++) {
-		n->round[i].msg = message(n, &n->round[i]);
-		n->round[i].state = n->round[i].msg ? PENDING : FAILED;
-	}
 	return k;
 }
 
@@ -713,11 +732,21 @@ static void nats_add(struct output *o, const struct rx_record *r, enum wire_verd
 		     const struct wire_log *log, time_t now)
 {
 	struct out_nats *n = (struct out_nats *)o;
-	struct spooled *sp = spool_reserve(n->spool, sizeof(*sp) + r->len);
+	size_t size = natsbatch_size(r);
+	struct spooled *sp;
 
 	(void)verdict;
 	(void)log;
 	(void)now;
+	if (!size) {
+		/* not from a socket or a capture (whose records a batch carries): no message can say it */
+		pthread_mutex_lock(&n->mu);
+		refused_because(n, "addresses that no message can carry");
+		pthread_mutex_unlock(&n->mu);
+		FIG_ADD(n, refused, 1);
+		return;
+	}
+	sp = spool_reserve(n->spool, sizeof(*sp) + size);
 	if (!sp) {
 		FIG_ADD(n, lost, 1);
 		return;
@@ -728,11 +757,11 @@ static void nats_add(struct output *o, const struct rx_record *r, enum wire_verd
 	sp->rx_ns = rx_time_ns(&r->rx_time);
 	sp->n = ++n->spooled;
 	sp->nonce = sp->sent_ms = sp->after_seq = sp->batch = 0;
-	memcpy(sp->src, &r->src, sizeof(sp->src));
-	memcpy(sp->dst, &r->dst, sizeof(sp->dst));
-	memcpy(sp->data, r->data, r->len);
+	natsbatch_record(sp->rec, r);
 	spool_commit(n->spool);
-	atomic_fetch_add_explicit(&n->spooled_bytes, r->len + NATSBATCH_REC4_LEN, memory_order_relaxed);
+	/* the loop's alone to change: a plain store */
+	atomic_store_explicit(&n->spooled_bytes, atomic_load_explicit(&n->spooled_bytes, memory_order_relaxed) + size,
+			      memory_order_relaxed);
 	n->added++;
 }
 
@@ -815,6 +844,7 @@ static void nats_close(struct output *o, time_t now)
 	spool_free(n->spool);
 	free(n->body);
 	pthread_cond_destroy(&n->cond);
+	pthread_cond_destroy(&n->all_answered);
 	pthread_mutex_destroy(&n->mu);
 	output_release(o);
 	free(n);
@@ -859,6 +889,7 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 	collector_token(n);
 	pthread_mutex_init(&n->mu, NULL);
 	natsconn_cond_init(&n->cond);
+	natsconn_cond_init(&n->all_answered);
 	n->spool = spool_new(n->cfg.spool);
 	/* a batch, and one more record at most (one larger than a batch goes alone) */
 	if (!n->cfg.single)
@@ -880,6 +911,7 @@ fail:
 	spool_free(n->spool);
 	free(n->body);
 	pthread_cond_destroy(&n->cond);
+	pthread_cond_destroy(&n->all_answered);
 	pthread_mutex_destroy(&n->mu);
 	free(n);
 	errno = EINVAL;

@@ -95,7 +95,9 @@ void spool_commit(struct spool *s)
 	h->len = (uint32_t)s->reserved_len;
 	atomic_store_explicit(&h->flags, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->head, s->next, memory_order_release);
-	atomic_fetch_add_explicit(&s->committed, 1, memory_order_relaxed);
+	/* one producer: a plain store, where an atomic add would lock the bus for every record */
+	atomic_store_explicit(&s->committed, atomic_load_explicit(&s->committed, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	queued = spool_queued(s);
 	if (queued > s->peak)
 		s->peak = queued;
@@ -124,6 +126,8 @@ void *spool_next(struct spool *s, uint64_t *pos, size_t *len)
 			continue;
 		}
 		*pos += span(h->len);
+		/* the next header is in memory the producer wrote, on another core */
+		__builtin_prefetch(at(s, *pos));
 		if (!(flags & DONE)) {
 			*len = h->len;
 			return h + 1;
@@ -157,8 +161,16 @@ uint64_t spool_release(struct spool *s)
 		}
 	}
 	atomic_store_explicit(&s->tail, tail, memory_order_release);
-	atomic_fetch_add_explicit(&s->released, n, memory_order_relaxed);
+	atomic_store_explicit(&s->released, atomic_load_explicit(&s->released, memory_order_relaxed) + n,
+			      memory_order_relaxed);	/* one consumer */
 	return n;
+}
+
+void spool_release_to(struct spool *s, uint64_t pos, uint64_t count)
+{
+	atomic_store_explicit(&s->tail, pos, memory_order_release);
+	atomic_store_explicit(&s->released, atomic_load_explicit(&s->released, memory_order_relaxed) + count,
+			      memory_order_relaxed);
 }
 
 uint64_t spool_queued(const struct spool *s)

@@ -49,6 +49,12 @@ void spool_done(struct spool *s, void *rec);
 /*! Free the done records at the old end.  \returns how many went */
 uint64_t spool_release(struct spool *s);
 
+/*! Free the \a count records before \a pos (a position spool_next() gave) without
+ *  reading them again: the caller knows each is done or confirmed now, and how
+ *  many they are.  A large round's records are out of the cache by the time
+ *  they are confirmed; this spares a pass over them. */
+void spool_release_to(struct spool *s, uint64_t pos, uint64_t count);
+
 /* ---- either ---- */
 
 /*! Records committed and not yet released. */

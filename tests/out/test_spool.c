@@ -23,7 +23,7 @@ static void order_and_retries(void)
 {
 	struct spool *s = spool_new(1000);
 	uint8_t *rec[8];
-	uint64_t pos;
+	uint64_t pos, third_end = 0;
 	size_t len;
 	int n = 0;
 
@@ -52,6 +52,23 @@ static void order_and_retries(void)
 	is_int(spool_release(s), 4, "all confirmed: the other 4 go");
 	is_int(spool_queued(s), 0, "the spool is empty");
 	is_int(spool_peak(s), 6, "it held 6 at most");
+	for (int i = 0; i < 4; i++)
+		put(s, 10, 20 + i);
+	pos = spool_oldest(s);
+	for (n = 0; n < 4; n++) {
+		rec[n] = spool_next(s, &pos, &len);
+		if (n == 2)
+			third_end = pos;
+	}
+	spool_done(s, rec[1]);	/* confirmed in a round before */
+	spool_release_to(s, third_end, 3);
+	is_int(spool_queued(s), 1, "released to the end of the third record, the one done before among them: 1 queued");
+	pos = spool_oldest(s);
+	rec[0] = spool_next(s, &pos, &len);
+	ok(rec[0] && rec[0][0] == 23 && !spool_next(s, &pos, &len), "the fourth alone is found again");
+	is_int(spool_release(s), 0, "and it is not released: it is not done");
+	spool_done(s, rec[0]);
+	is_int(spool_release(s), 1, "done, it goes");
 	ok(put(s, 400, 7), "then a record of 400 bytes, more than is left before the end, starts at the beginning");
 	pos = spool_oldest(s);
 	rec[0] = spool_next(s, &pos, &len);
@@ -68,8 +85,8 @@ static void *consumer(void *arg)
 {
 	uint64_t expect = 0, *bad = arg;
 
-	while (expect < STRESS) {
-		uint64_t pos = spool_oldest(shared);
+	for (unsigned int pass = 0; expect < STRESS; pass++) {
+		uint64_t pos = spool_oldest(shared), end = pos, count = 0;
 		uint8_t *rec;
 		size_t len;
 
@@ -80,9 +97,16 @@ static void *consumer(void *arg)
 			if (got != expect || len != 8 + got % 97 || (len > 8 && rec[len - 1] != (uint8_t)got))
 				(*bad)++;
 			expect++;
-			spool_done(shared, rec);
+			end = pos;
+			count++;
+			if (pass % 2)
+				spool_done(shared, rec);
 		}
-		spool_release(shared);
+		/* every other pass lets its records go without reading them again */
+		if (pass % 2)
+			spool_release(shared);
+		else if (count)
+			spool_release_to(shared, end, count);
 	}
 	return NULL;
 }

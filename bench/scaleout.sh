@@ -11,7 +11,7 @@
 # Environment: N (datagrams per full-rate run, default 1000000), HOSTS (16), ARCH_BASELINE (a gsmtap-logd
 # whose archiver does not fdatasync, e.g. 5378fac's, to compare with), RATES ("100000 200000 300000
 # 400000 500000"; NATS_RATES "100000 200000 300000 400000" for the NATS systems), RATE_N (400000 per
-# fixed-rate run), SYSTEMS (the list below), LATENCY_RATES ("1000 100000"), FLOOR_BYTES (1e9 per floor run),
+# fixed-rate run; each NATS or files one beside bench/recv-sink's at that rate, the receive floor), SYSTEMS (the list below), LATENCY_RATES ("1000 100000"), FLOOR_BYTES (1e9 per floor run),
 # FLOOR_SIZES (16384: message sizes besides the edge's average).  Run it alone
 # (flock /tmp/gsmtaplog-bench.lock): it wants the machine.
 set -u
@@ -103,6 +103,27 @@ run_one() {
 	rm -rf "$d/out"
 }
 
+# sink_floor RATE: the receive floor at RATE: bench/recv-sink, a bare recvmmsg loop that keeps nothing, under
+# the same traffic; its CPU per datagram is what any edge pays the kernel before its own work.
+sink_floor() {
+	local rate=$1 port pid c0 c1 sent d=$T/sink
+	mkdir -p "$d"
+	port=$(free_udp_port)
+	"$BUILDDIR/bench/recv-sink" -l "127.0.0.1:$port" -B 256 2>"$d/err" >"$d/out" &
+	pid=$!
+	wait_for "$d/err" ready || { echo "  recv-sink did not start: $(tail -1 "$d/err")"; return; }
+	c0=$(cpu_ticks "$pid")
+	"$BLAST" -p "$port" -H "$HOSTS" -n $((RATE_N / HOSTS)) -r "$rate" -s 0 >"$d/blast.out"
+	sleep 1
+	c1=$(cpu_ticks "$pid")
+	kill -TERM "$pid"
+	wait "$pid"
+	sent=$(sed -n 's/.*sent=\([0-9]*\).*/\1/p' "$d/blast.out")
+	awk -v r="$rate" -v sent="$sent" -v got="$(cat "$d/out")" -v cpu=$((c1 - c0)) -v hz="$HZ" \
+		'BEGIN { printf "  recv-sink  target=%-6s sent=%s %s cpu_s_per_M=%.2f (the receive floor)\n", r, sent, got, cpu / hz * 1e6 / sent }' |
+		tee -a "$T/results"
+}
+
 echo "scaleout: environment"
 echo "  cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), nproc: $(nproc), kernel: $(uname -r)"
 echo "  load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -182,6 +203,7 @@ for sys in $SYSTEMS; do
 	rates=$RATES
 	case $sys in nats1) rates=${NATS1_RATES:-10000 20000 40000 60000} ;; nats*) rates=$NATS_RATES ;; esac
 	for rate in $rates; do
+		case $sys in nats | files) sink_floor "$rate" ;; esac
 		run_one "$sys" $((RATE_N / HOSTS)) "$rate"
 		tail -n 1 "$T/results" | grep -q zero-loss || break
 	done

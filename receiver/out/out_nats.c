@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -25,11 +26,14 @@
  * confirmed, in batches (natsbatch.h: consecutive records, up to --nats-batch
  * bytes, a batch going once it is full or its oldest record has waited
  * --nats-batch-wait) or one a message (--nats-batch 0), up to NATS_WINDOW
- * messages at a time, and waits for JetStream's answer to each (or libnats'
- * timeout); a confirmed message's records leave the spool, any other's are sent
- * again in the next round, ahead of newer records, in the same batch under the
- * same id.  While the
- * cluster is away the spool fills; a record it cannot take is lost, counted.
+ * messages in flight, each publish going as soon as its batch is, without
+ * waiting for the answers to those before it.  The answers (or libnats'
+ * timeouts) are taken in the order of the publishes: a confirmed message's
+ * records leave the spool.  After one that was not confirmed, nothing new is
+ * published until every message in flight is answered; then its records are
+ * sent again, ahead of newer records, in the same batch under the same id.
+ * While the cluster is away the spool fills; a record it cannot take is lost,
+ * counted.
  * A record published twice (its answer was lost) is stored once: Nats-Msg-Id
  * (natsmsg.h), which the stream remembers for its duplicate window.  A record
  * sent again after longer than that is first looked for in the stream, and
@@ -50,7 +54,7 @@
 #define NATS_WINDOW		512
 /* A publish that JetStream has not confirmed in this time is sent again. */
 #define NATS_ACK_WAIT_MS	2000
-/* After a round that failed: wait this long, doubling up to the maximum. */
+/* After publishes that were not confirmed: wait this long, doubling up to the maximum. */
 #define NATS_BACKOFF_MS		100
 #define NATS_BACKOFF_MAX_MS	2000
 /* Stopping: how long the spool may take to empty before what is left is lost. */
@@ -70,7 +74,7 @@ enum {
 	DUPLICATE,	/* the stream holds a message under its id: to be compared */
 	TAKEN,		/* another publisher's message holds its id: send it again, named anew */
 	OLD,		/* first published before the stream's duplicate window: to be looked for */
-	UNSENT,		/* not sent in this round: publishing failed before it */
+	UNSENT,		/* not sent: publishing failed before it */
 };
 
 /* A record in the spool: the datagram as a batch carries it (natsbatch_record():
@@ -88,7 +92,7 @@ struct spooled {
 	uint8_t rec[];
 };
 
-/* One message of a round: a record, or a batch of consecutive ones (the first
+/* One message in flight: a record, or a batch of consecutive ones (the first
  * one's nonce, sent_ms and after_seq are the batch's). */
 struct inflight {
 	natsMsg *msg;		/*!< until its answer */
@@ -96,12 +100,13 @@ struct inflight {
 	uint64_t pos;		/*!< where spool_next() finds it */
 	uint64_t end;		/*!< the spool position after its last record */
 	uint64_t last_n;	/*!< its last record's number */
+	uint64_t published_ms;	/*!< when it was published */
 	uint32_t count;		/*!< records */
-	bool fresh;		/*!< a batch made in this round, which newer records may join */
+	bool fresh;		/*!< a batch made in this take, which newer records may join */
 	size_t len;		/*!< the datagrams' bytes */
-	size_t body;		/*!< a batch's body bytes (in n->body while the round is taken) */
+	size_t body;		/*!< a batch's body bytes (in n->body while it is taken) */
 	int state;
-	bool again;		/*!< published under this id before this round */
+	bool again;		/*!< published under this id before */
 	uint64_t seq;		/*!< a duplicate's: the stored message's stream sequence */
 };
 
@@ -117,22 +122,27 @@ struct out_nats {
 	size_t limit;			/*!< the publisher's: a batch body's bytes at most */
 	uint8_t *body;			/*!< the publisher's: room for one batch body */
 	uint64_t batches;		/*!< the publisher's: batches numbered in this run */
-	uint64_t next_pos;		/*!< the publisher's: the spool position after the last record batched */
+	uint64_t take_pos;		/*!< the publisher's: the spool position after the records in flight */
 	uint64_t batched_bytes;		/*!< the publisher's: bytes of the records batched */
 	uint64_t released_n;		/*!< the publisher's: the number of the last record released */
-	bool resend;			/*!< the publisher's: records wait to be sent again */
+	bool resend;			/*!< the publisher's: records wait to be sent (again) at once */
+	bool backing;			/*!< the publisher's: a message was not confirmed: nothing new goes
+					     until all in flight are answered, then its records go again */
+	size_t failed;			/*!< the publisher's: records not confirmed since it began backing */
 	pthread_t thread;
 	bool running;
 
 	pthread_mutex_t mu;		/* guards what follows, down to the figures */
-	pthread_cond_t cond;		/*!< the publisher naps on it, woken by the loop */
-	pthread_cond_t all_answered;	/*!< the publisher waits on it for a round's answers: apart,
-					     so that records queued meanwhile do not wake it */
-	bool wake;			/*!< the loop queued records, or the connection changed */
+	pthread_cond_t cond;		/*!< the publisher waits on it */
+	bool wake;			/*!< the loop queued records, the oldest message in flight was
+					     answered, the connection changed, or the stop came */
 	bool finishing;
 	uint64_t finish_by_ms;
-	struct inflight round[NATS_WINDOW];
-	size_t published, answered, hint;
+	/* the messages in flight, oldest first: SLOT(first) .. SLOT(taken - 1); the
+	 * publisher alone moves first and taken (under mu), and fills a slot before
+	 * taken passes it */
+	struct inflight in_flight[NATS_WINDOW];
+	uint64_t first, taken, hint;
 	uint64_t last_seq;		/*!< the highest stream sequence confirmed */
 
 	/* figures: written, bytes, refused, ids_taken, episodes, failing and last_error are the
@@ -157,6 +167,8 @@ struct out_nats {
 #define FIG_LOAD(n, f)		__atomic_load_n(&(n)->fig->f, __ATOMIC_RELAXED)
 #define FIG_STORE(n, f, v)	__atomic_store_n(&(n)->fig->f, (v), __ATOMIC_RELAXED)
 #define FIG_ADD(n, f, v)	__atomic_fetch_add(&(n)->fig->f, (v), __ATOMIC_RELAXED)
+
+#define SLOT(n, i)		(&(n)->in_flight[(i) % NATS_WINDOW])
 
 static void wake(struct out_nats *n)
 {
@@ -205,24 +217,31 @@ static bool refused_for_good(const jsPubAckErr *pae)
 static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, void *closure)
 {
 	struct out_nats *n = closure;
+	uint64_t in_flight;
 
 	(void)js;
 	pthread_mutex_lock(&n->mu);
-	for (size_t i = 0; i < n->published; i++) {
-		size_t j = (n->hint + i) % n->published;
+	in_flight = n->taken - n->first;
+	/* mostly the one after the last answered: the answers come in order */
+	for (uint64_t i = 0; i < in_flight; i++) {
+		uint64_t at = n->first + (n->hint - n->first + i) % in_flight;
+		struct inflight *f = SLOT(n, at);
 
-		if (n->round[j].msg != msg)
+		if (f->msg != msg)
 			continue;
-		n->round[j].msg = NULL;
-		n->round[j].state = pa ? (pa->Duplicate ? DUPLICATE : ACKED) : refused_for_good(pae) ? REFUSED : FAILED;
-		n->round[j].seq = pa ? pa->Sequence : 0;
+		f->msg = NULL;
+		f->state = pa ? (pa->Duplicate ? DUPLICATE : ACKED) : refused_for_good(pae) ? REFUSED : FAILED;
+		f->seq = pa ? pa->Sequence : 0;
 		if (pa && !pa->Duplicate && pa->Sequence > n->last_seq)
 			n->last_seq = pa->Sequence;
-		if (n->round[j].state == REFUSED)
+		if (f->state == REFUSED)
 			refused_because(n, pae->ErrText ? pae->ErrText : "refused by the stream");
-		n->hint = j + 1;
-		if (++n->answered == n->published)
-			pthread_cond_signal(&n->all_answered);
+		n->hint = at + 1;
+		if (at == n->first) {
+			/* the publisher takes answers in order: this one it waits for */
+			n->wake = true;
+			pthread_cond_signal(&n->cond);
+		}
 		break;
 	}
 	pthread_mutex_unlock(&n->mu);
@@ -329,8 +348,10 @@ static void split(struct out_nats *n, const struct inflight *f)
 	for (uint32_t i = 0; i < f->count; i++) {
 		struct spooled *sp = spool_next(n->spool, &pos, &len);
 
-		if (sp)
-			sp->batch = sp->nonce = sp->sent_ms = 0;
+		if (!sp)
+			continue;
+		sp->batch = sp->nonce = sp->sent_ms = 0;
+		n->batched_bytes -= len - sizeof(*sp);	/* new again: batch_due() counts it so */
 	}
 	if (f->body / 2 < n->limit)
 		n->limit = f->body / 2;
@@ -351,94 +372,133 @@ static void unit_done(struct out_nats *n, const struct inflight *f)
 	}
 }
 
-/* Wait for every answer of the round (libnats times out each publish after
- * NATS_ACK_WAIT_MS; the guard covers answers lost with a connection), then let
- * the confirmed records go: those of the round's first messages, when each of
- * them is confirmed (mostly all), without reading them again; those after a
- * message that was not, one by one.  \returns the records sent; *failed, those
- * not confirmed. */
-static size_t collect_round(struct out_nats *n, size_t *failed)
+/* An answered message \a f, the oldest in flight, goes: a confirmed one's records
+ * leave the spool, at once when every message before it went too (mostly all),
+ * marked done otherwise; one that was not confirmed starts the backing.  \returns
+ * whether it was confirmed. */
+static bool settle(struct out_nats *n, struct inflight *f)
 {
-	struct timespec guard;
-	natsMsgList lost;
-	size_t sent, taken;
-	bool first = true;		/* every message so far leaves the spool */
-	uint64_t first_end = 0, first_last = 0;
+	bool leaves = f->state == ACKED || (f->state == REFUSED && f->count == 1);
 
-	natsconn_deadline(&guard, NATS_ACK_WAIT_MS + 2000);
-	pthread_mutex_lock(&n->mu);
-	while (n->answered < n->published && pthread_cond_timedwait(&n->all_answered, &n->mu, &guard) == 0)
-		;
-	if (n->answered < n->published) {
-		pthread_mutex_unlock(&n->mu);
-		/* libnats forgets them, and no answer comes for them any more */
-		if (js_PublishAsyncGetPendingList(&lost, n->conn->js) == NATS_OK)
-			natsMsgList_Destroy(&lost);
-		pthread_mutex_lock(&n->mu);
+	if (leaves && !n->backing) {
+		/* the records before its end are done ones: numbered in order, from the
+		 * last released, they are as many as the numbers between */
+		spool_release_to(n->spool, f->end, f->last_n - n->released_n);
+		n->released_n = f->last_n;
+	} else if (leaves) {
+		unit_done(n, f);
 	}
-	pthread_mutex_unlock(&n->mu);
-	/* no answer comes any more: the round is the publisher's alone */
-	for (size_t i = 0; i < n->published; i++)
-		if (n->round[i].state == DUPLICATE)
-			n->round[i].state = duplicate_of(n, &n->round[i]);
-	pthread_mutex_lock(&n->mu);
-	*failed = taken = 0;
-	for (size_t i = 0; i < n->published; i++) {
-		struct inflight *f = &n->round[i];
-		bool leaves = f->state == ACKED || (f->state == REFUSED && f->count == 1);
-
-		first = first && leaves;
-		if (first) {
-			first_end = f->end;
-			first_last = f->last_n;
-		} else if (leaves) {
-			unit_done(n, f);
-		}
-		if (f->state == ACKED) {
-			FIG_ADD(n, written, f->count);
-			FIG_ADD(n, bytes, f->len);
-		} else if (f->state == REFUSED && f->count > 1) {
-			split(n, f);
-		} else if (f->state == REFUSED) {
-			FIG_ADD(n, refused, 1);
-		} else if (f->state == TAKEN) {
-			name_anew(f->rec);
-			taken += f->count;
-			n->resend = true;
-		} else if (f->state != UNSENT) {
-			*failed += f->count;
-		} else {
-			n->resend = true;
-		}
-		f->msg = NULL;
+	if (f->state == ACKED) {
+		FIG_ADD(n, written, f->count);
+		FIG_ADD(n, bytes, f->len);
+		return true;
 	}
-	sent = n->published;
-	n->published = n->answered = 0;
-	pthread_mutex_unlock(&n->mu);
-	/* the records before the first message's are done ones: numbered in order,
-	 * from the last released, they are as many as the numbers between */
-	if (first_last) {
-		spool_release_to(n->spool, first_end, first_last - n->released_n);
-		n->released_n = first_last;
+	if (f->state == REFUSED && f->count > 1) {
+		split(n, f);
+	} else if (f->state == REFUSED) {
+		FIG_ADD(n, refused, 1);
+		return false;
+	} else if (f->state == TAKEN) {
+		name_anew(f->rec);
+		FIG_ADD(n, ids_taken, f->count);	/* said by the daemon's report */
+	} else if (f->state != UNSENT) {
+		n->failed += f->count;
 	}
-	n->released_n += spool_release(n->spool);
-	FIG_ADD(n, ids_taken, taken);	/* said by the daemon's report */
-	return sent;
+	n->backing = true;
+	return false;
 }
 
-/* found_cb's: the round's records still looked for. */
+/* No answer came for the oldest message in time (lost with a connection):
+ * libnats forgets every publish in flight, and they count as not confirmed. */
+static void forget_in_flight(struct out_nats *n)
+{
+	natsMsgList lost;
+
+	if (js_PublishAsyncGetPendingList(&lost, n->conn->js) == NATS_OK)
+		natsMsgList_Destroy(&lost);
+	pthread_mutex_lock(&n->mu);
+	for (uint64_t i = n->first; i < n->taken; i++) {
+		struct inflight *f = SLOT(n, i);
+
+		if (f->state == PENDING) {
+			f->msg = NULL;	/* destroyed with the list: no answer comes for it any more */
+			f->state = FAILED;
+		}
+	}
+	pthread_mutex_unlock(&n->mu);
+}
+
+/* How long the oldest message in flight may still wait for its answer (ms):
+ * libnats times out each publish after NATS_ACK_WAIT_MS, and this guard covers
+ * answers lost with a connection. */
+static unsigned int answer_due(struct out_nats *n)
+{
+	uint64_t by = SLOT(n, n->first)->published_ms + NATS_ACK_WAIT_MS + 2000, now = natsconn_now_ms();
+
+	return by > now ? (unsigned int)(by - now) : 0;
+}
+
+/* Take the answers of the oldest messages in flight, in order, as far as they
+ * came.  \returns how many were confirmed */
+static size_t retire(struct out_nats *n)
+{
+	size_t confirmed = 0;
+
+	for (;;) {
+		struct inflight *f;
+		int state;
+
+		pthread_mutex_lock(&n->mu);
+		f = SLOT(n, n->first);
+		state = n->first < n->taken ? f->state : -1;
+		pthread_mutex_unlock(&n->mu);
+		if (state < 0)
+			break;
+		if (state == PENDING) {
+			if (answer_due(n))
+				break;
+			forget_in_flight(n);
+			continue;
+		}
+		/* answered: libnats no longer touches it, nor answer_cb */
+		if (state == DUPLICATE)
+			f->state = duplicate_of(n, f);
+		confirmed += settle(n, f);
+		pthread_mutex_lock(&n->mu);
+		n->first++;
+		pthread_mutex_unlock(&n->mu);
+	}
+	return confirmed;
+}
+
+/* Every message in flight is answered after one that was not confirmed: the
+ * records left go again from the oldest.  \returns how many were not confirmed */
+static size_t end_backing(struct out_nats *n)
+{
+	size_t failed = n->failed;
+
+	n->released_n += spool_release(n->spool);
+	n->take_pos = spool_oldest(n->spool);
+	n->backing = false;
+	n->resend = true;
+	n->failed = 0;
+	return failed;
+}
+
+/* found_cb's: the messages just taken, SLOT(from) on, whose records are still looked for. */
 struct looking {
 	struct out_nats *n;
+	uint64_t from;
 	size_t k, left;
 };
 
-/* A message of ours the stream stores: is it one of the round's old records? */
+/* A message of ours the stream stores: is it one of the old records just taken? */
 static bool found_cb(natsMsg *stored, void *arg)
 {
 	struct looking *l = arg;
 
 	for (size_t i = 0; i < l->k && l->left; i++) {
-		struct inflight *f = &l->n->round[i];
+		struct inflight *f = SLOT(l->n, l->from + i);
 
 		if (f->state != OLD || !natsmsg_same(stored, f->msg))
 			continue;
@@ -455,19 +515,19 @@ static bool found_cb(natsMsg *stored, void *arg)
  * for among the messages stored since (JetStream would store them again): those
  * there are confirmed, the others go out as new.  \returns 0, or -EAGAIN when
  * the stream could not be read: those records may not be sent then. */
-static int look_for_old(struct out_nats *n, size_t k)
+static int look_for_old(struct out_nats *n, uint64_t first, size_t k)
 {
-	struct looking l = { n, k, 0 };
+	struct looking l = { n, first, k, 0 };
 	uint64_t now = natsconn_now_ms(), from = UINT64_MAX;
 	char subject[NATSMSG_SUBJECT_MAX], name[NATSMSG_COLLECTOR_MAX + 8];
 
 	for (size_t i = 0; i < k; i++) {
-		struct spooled *sp = n->round[i].rec;
+		struct inflight *f = SLOT(n, first + i);
+		struct spooled *sp = f->rec;
 
-		if (n->round[i].state != PENDING || !sp->sent_ms ||
-		    (int64_t)(now - sp->sent_ms + NATS_ID_MARGIN_MS) < n->window_ms)
+		if (f->state != PENDING || !sp->sent_ms || (int64_t)(now - sp->sent_ms + NATS_ID_MARGIN_MS) < n->window_ms)
 			continue;
-		n->round[i].state = OLD;
+		f->state = OLD;
 		l.left++;
 		if (sp->after_seq + 1 < from)
 			from = sp->after_seq + 1;
@@ -480,23 +540,21 @@ static int look_for_old(struct out_nats *n, size_t k)
 		return -EAGAIN;
 	/* not there: the id is free again, and this publish is the first */
 	for (size_t i = 0; i < k; i++)
-		if (n->round[i].state == OLD)
-			n->round[i].rec->sent_ms = 0;
+		if (SLOT(n, first + i)->state == OLD)
+			SLOT(n, first + i)->rec->sent_ms = 0;
 	return 0;
 }
 
-/* \a sp (a record of \a size bytes, just before \a pos) is batched now: it is no
- * longer new. */
-static void batched(struct out_nats *n, struct spooled *sp, size_t size, uint64_t pos, uint64_t batch)
+/* \a sp (a record of \a size bytes) is batched now: it is no longer new. */
+static void batched(struct out_nats *n, struct spooled *sp, size_t size, uint64_t batch)
 {
 	sp->batch = batch;
 	n->batched_bytes += size;
-	n->next_pos = pos;
 }
 
 /* Whether \a sp (a record of \a size bytes) goes in \a f's message: a record of
- * its batch, or a new one that the batch made in this round has room for. */
-static bool joins(struct out_nats *n, struct inflight *f, struct spooled *sp, size_t size, uint64_t pos)
+ * its batch, or a new one that the batch made in this take has room for. */
+static bool joins(struct out_nats *n, struct inflight *f, struct spooled *sp, size_t size)
 {
 	if (n->cfg.single)
 		return false;
@@ -504,7 +562,7 @@ static bool joins(struct out_nats *n, struct inflight *f, struct spooled *sp, si
 		return sp->batch == f->rec->batch;
 	if (!f->fresh || f->count == NATSBATCH_COUNT_MAX || f->body + size > n->limit)
 		return false;
-	batched(n, sp, size, pos, f->rec->batch);
+	batched(n, sp, size, f->rec->batch);
 	return true;
 }
 
@@ -515,12 +573,12 @@ static void made(struct out_nats *n, struct inflight *f)
 	f->state = f->msg ? PENDING : FAILED;
 }
 
-/* Take the oldest records not yet confirmed as up to NATS_WINDOW messages: a
- * batch sent before as it was, new records in new batches; each record is read
- * once, into its batch's body.  \returns how many */
-static size_t take_round(struct out_nats *n)
+/* Take the records after those in flight as up to \a room messages, from
+ * SLOT(taken) on: a batch sent before as it was, new records in new batches;
+ * each record is read once, into its batch's body.  \returns how many */
+static size_t take(struct out_nats *n, size_t room)
 {
-	uint64_t pos = spool_oldest(n->spool), at;
+	uint64_t pos = n->take_pos, at;
 	struct inflight *f = NULL;
 	size_t k = 0, size;
 	struct spooled *sp;
@@ -531,7 +589,7 @@ static size_t take_round(struct out_nats *n)
 		sp = spool_next(n->spool, &pos, &size);
 		if (sp) {
 			size -= sizeof(*sp);
-			if (f && joins(n, f, sp, size, pos)) {
+			if (f && joins(n, f, sp, size)) {
 				f->end = pos;
 				f->last_n = sp->n;
 				f->count++;
@@ -542,84 +600,87 @@ static size_t take_round(struct out_nats *n)
 		}
 		if (f)
 			made(n, f);
-		if (!sp || k == NATS_WINDOW)
+		if (!sp || k == room)
 			break;
-		f = &n->round[k++];
+		f = SLOT(n, n->taken + k++);
 		*f = (struct inflight){ .rec = sp, .pos = at, .end = pos, .last_n = sp->n, .count = 1,
 					.len = natsbatch_datagram_len(sp->rec),
 					.again = sp->sent_ms != 0, .fresh = !n->cfg.single && !sp->batch };
 		if (f->fresh)
-			batched(n, sp, size, pos, ++n->batches);
+			batched(n, sp, size, ++n->batches);
 		if (!n->cfg.single) {
 			natsbatch_begin(n->body);
 			f->body = natsbatch_append(n->body, NATSBATCH_HEAD_LEN, sp->rec, size);
 		}
 	}
+	if (f)
+		n->take_pos = f->end;
 	if (sp)
 		n->resend = true;	/* more to send at once */
 	return k;
 }
 
-/* How long the records not yet batched may wait for more (ms): 0 when a batch is
- * full, the oldest has waited --nats-batch-wait, or older records are to be sent
- * again; the wait is from the record's receipt. */
+/* batch_due(): no record waits to be taken. */
+#define NOTHING_DUE	UINT_MAX
+
+/* How long the records after those in flight may wait for more (ms): 0 when a
+ * batch is full, the oldest has waited --nats-batch-wait, they were sent before,
+ * or the output stops; NOTHING_DUE when there are none.  The wait is from the
+ * record's receipt. */
 static unsigned int batch_due(struct out_nats *n)
 {
-	uint64_t pos = n->next_pos > spool_oldest(n->spool) ? n->next_pos : spool_oldest(n->spool);
+	uint64_t pos = n->take_pos;
 	uint64_t wait_ns = (uint64_t)n->cfg.batch_wait_ms * 1000000, age;
 	struct timespec now;
 	struct spooled *sp;
 	size_t len;
 
-	if (n->cfg.single || n->resend || __atomic_load_n(&n->finishing, __ATOMIC_RELAXED))
-		return 0;
 	sp = spool_next(n->spool, &pos, &len);
-	if (!sp || atomic_load_explicit(&n->spooled_bytes, memory_order_relaxed) - n->batched_bytes >= n->limit)
+	if (!sp)
+		return NOTHING_DUE;
+	if (n->cfg.single || sp->batch || n->resend || __atomic_load_n(&n->finishing, __ATOMIC_RELAXED) ||
+	    atomic_load_explicit(&n->spooled_bytes, memory_order_relaxed) - n->batched_bytes >= n->limit)
 		return 0;
 	clock_gettime(CLOCK_REALTIME, &now);
 	age = rx_time_ns(&now) > sp->rx_ns ? rx_time_ns(&now) - sp->rx_ns : 0;
 	return age >= wait_ns ? 0 : (unsigned int)((wait_ns - age + 999999) / 1000000);
 }
 
-/* Send the oldest records not yet confirmed, up to NATS_WINDOW.  \returns how many
- * were taken; *failed, how many of them were not confirmed. */
-static size_t send_round(struct out_nats *n, size_t *failed)
+/* Publish the records after those in flight, as many messages as the window has
+ * room for, without waiting for their answers. */
+static void send_new(struct out_nats *n)
 {
-	size_t k, answered = 0;
+	uint64_t from = n->taken, now;
+	size_t k = take(n, NATS_WINDOW - (n->taken - n->first));
 	jsPubOptions po;
 	bool unknown;
 
-	pthread_mutex_lock(&n->mu);
-	n->published = n->answered = n->hint = 0;
-	pthread_mutex_unlock(&n->mu);
-	k = take_round(n);
 	if (!k)
-		return 0;
-	unknown = look_for_old(n, k) < 0;
+		return;
+	unknown = look_for_old(n, from, k) < 0;
+	now = natsconn_now_ms();
 	for (size_t i = 0; i < k; i++) {
-		struct inflight *f = &n->round[i];
+		struct inflight *f = SLOT(n, from + i);
 
 		if (f->state == OLD)
 			f->state = unknown ? FAILED : PENDING;
+		f->published_ms = now;
 		if (f->state != PENDING) {
 			natsMsg_Destroy(f->msg);
 			f->msg = NULL;
-			answered++;
 		} else if (!f->rec->sent_ms) {
 			/* if the stream stores it, it stores it after what it said it held */
-			f->rec->sent_ms = natsconn_now_ms();
+			f->rec->sent_ms = now;
 			f->rec->after_seq = n->last_seq;
 		}
 	}
 	jsPubOptions_Init(&po);
 	po.MaxWait = NATS_ACK_WAIT_MS;
 	pthread_mutex_lock(&n->mu);
-	n->published = k;
-	n->answered = answered;
+	n->taken += k;
 	pthread_mutex_unlock(&n->mu);
 	for (size_t i = 0; i < k; i++) {
-		struct inflight *f = &n->round[i];
-		natsMsg *m = f->msg;
+		natsMsg *m = SLOT(n, from + i)->msg;
 		natsStatus s;
 
 		if (!m || (s = js_PublishMsgAsync(n->conn->js, &m, &po)) == NATS_OK)
@@ -627,12 +688,13 @@ static size_t send_round(struct out_nats *n, size_t *failed)
 		pthread_mutex_lock(&n->mu);
 		/* larger than the server's max_payload: libnats refuses it before sending */
 		for (size_t j = i; j < k; j++) {
-			if (!n->round[j].msg)
+			struct inflight *f = SLOT(n, from + j);
+
+			if (!f->msg)
 				continue;
-			natsMsg_Destroy(n->round[j].msg);	/* not taken: ours */
-			n->round[j].msg = NULL;
-			n->round[j].state = j > i ? UNSENT : s == NATS_MAX_PAYLOAD ? REFUSED : FAILED;
-			n->answered++;
+			natsMsg_Destroy(f->msg);	/* not taken: ours */
+			f->msg = NULL;
+			f->state = j > i ? UNSENT : s == NATS_MAX_PAYLOAD ? REFUSED : FAILED;
 			if (s == NATS_MAX_PAYLOAD)
 				break;
 		}
@@ -642,7 +704,37 @@ static size_t send_round(struct out_nats *n, size_t *failed)
 		if (s != NATS_MAX_PAYLOAD)
 			break;
 	}
-	return collect_round(n, failed);
+}
+
+/* Sleep up to \a ms, or until woken (wake()); the loop wakes it for records only
+ * once it has spooled \a till bytes (0: for any, UINT64_MAX: for none). */
+static void snooze(struct out_nats *n, unsigned int ms, uint64_t till)
+{
+	struct timespec until;
+
+	atomic_store_explicit(&n->waiting_till, till, memory_order_relaxed);
+	natsconn_deadline(&until, ms);
+	pthread_mutex_lock(&n->mu);
+	while (!n->wake && pthread_cond_timedwait(&n->cond, &n->mu, &until) == 0)
+		;
+	n->wake = false;
+	pthread_mutex_unlock(&n->mu);
+	atomic_store_explicit(&n->waiting_till, 0, memory_order_relaxed);
+}
+
+/* Nothing to publish now: wait for what comes first of an answer to the oldest
+ * message in flight, a full batch, the oldest record's batch being due (\a due
+ * ms, NOTHING_DUE: no record waits; new records are of no use while the window
+ * is full, nor while the publisher backs or stops). */
+static void wait_for_news(struct out_nats *n, unsigned int due)
+{
+	bool full = n->taken - n->first == NATS_WINDOW || n->backing || __atomic_load_n(&n->finishing, __ATOMIC_RELAXED);
+	unsigned int ms = due == NOTHING_DUE || full ? 100 : due;
+	uint64_t till = full ? UINT64_MAX : due == NOTHING_DUE ? 0 : n->batched_bytes + n->limit;
+
+	if (n->taken > n->first && answer_due(n) < ms)
+		ms = answer_due(n) + 1;
+	snooze(n, ms, till);
 }
 
 /* The state the loop sees: failing while records wait and cannot be delivered. */
@@ -671,22 +763,24 @@ static void batch_limit(struct out_nats *n, int64_t max_msg)
 static void *publisher(void *arg)
 {
 	struct out_nats *n = arg;
-	unsigned int backoff = NATS_BACKOFF_MS;
+	unsigned int backoff = NATS_BACKOFF_MS, due;
 	bool stream = false;
 	char err[NATSCONN_ERR_MAX];
 	int64_t window = 0, max_msg = 0;
-	unsigned int wait;
+	size_t failed;
 
 	for (;;) {
-		size_t sent, failed = 0;
+		bool idle = n->taken == n->first;
 
-		if (!natsconn_up(n->conn)) {
+		/* the connection and the stream are looked at between publishes: those in
+		 * flight get their answers, or time out */
+		if (idle && !natsconn_up(n->conn)) {
 			set_failing(n, spool_queued(n->spool) > 0, ENOTCONN);
 			if (!nap(n, 100))
 				break;
 			continue;
 		}
-		if (!stream && natsconn_stream(n->conn->js, &n->cfg, &window, &max_msg, err)) {
+		if (idle && !stream && natsconn_stream(n->conn->js, &n->cfg, &window, &max_msg, err)) {
 			set_failing(n, spool_queued(n->spool) > 0, EAGAIN);
 			if (!nap(n, backoff))
 				break;
@@ -696,19 +790,15 @@ static void *publisher(void *arg)
 			batch_limit(n, max_msg);
 		stream = true;
 		n->window_ms = window / 1000000;
-		wait = batch_due(n);
-		if (wait) {
-			/* the loop wakes it only for a full batch: the wait ends it otherwise */
-			atomic_store_explicit(&n->waiting_till, n->batched_bytes + n->limit, memory_order_relaxed);
-			wait = batch_due(n);	/* what was spooled meanwhile */
-			if (wait && !nap(n, wait))
-				break;
-			atomic_store_explicit(&n->waiting_till, 0, memory_order_relaxed);
-			if (wait)
-				continue;
+		if (retire(n) && !n->backing) {
+			backoff = NATS_BACKOFF_MS;
+			set_failing(n, false, 0);
 		}
-		sent = send_round(n, &failed);
-		if (failed) {
+		if (n->backing && n->taken > n->first) {
+			wait_for_news(n, NOTHING_DUE);
+			continue;
+		}
+		if (n->backing && (failed = end_backing(n))) {
 			atomic_fetch_add(&n->resent, failed);
 			set_failing(n, true, ETIMEDOUT);
 			/* the stream may be gone (deleted, or not yet created by an operator) */
@@ -718,12 +808,19 @@ static void *publisher(void *arg)
 			backoff = backoff * 2 > NATS_BACKOFF_MAX_MS ? NATS_BACKOFF_MAX_MS : backoff * 2;
 			continue;
 		}
-		backoff = NATS_BACKOFF_MS;
-		set_failing(n, false, 0);
-		if (!sent && !nap(n, 100))
-			break;
-		if (sent && n->finishing && (!spool_queued(n->spool) || natsconn_now_ms() >= n->finish_by_ms))
-			break;
+		if (__atomic_load_n(&n->finishing, __ATOMIC_RELAXED) &&
+		    (!spool_queued(n->spool) || natsconn_now_ms() >= n->finish_by_ms)) {
+			/* stopping: nothing new goes; what is in flight gets its answer */
+			if (n->taken == n->first)
+				break;
+			wait_for_news(n, NOTHING_DUE);
+			continue;
+		}
+		due = batch_due(n);
+		if (!due && n->taken - n->first < NATS_WINDOW)
+			send_new(n);
+		else
+			wait_for_news(n, due);
 	}
 	return NULL;
 }
@@ -827,6 +924,7 @@ static void nats_finish(struct output *o, time_t now)
 	pthread_mutex_lock(&n->mu);
 	n->finishing = true;
 	n->finish_by_ms = natsconn_now_ms() + NATS_FINISH_MS;
+	n->wake = true;
 	pthread_cond_signal(&n->cond);
 	pthread_mutex_unlock(&n->mu);
 	pthread_join(n->thread, NULL);
@@ -844,7 +942,6 @@ static void nats_close(struct output *o, time_t now)
 	spool_free(n->spool);
 	free(n->body);
 	pthread_cond_destroy(&n->cond);
-	pthread_cond_destroy(&n->all_answered);
 	pthread_mutex_destroy(&n->mu);
 	output_release(o);
 	free(n);
@@ -889,7 +986,6 @@ struct output *out_nats_open(struct output_request *req, const struct ring_opts 
 	collector_token(n);
 	pthread_mutex_init(&n->mu, NULL);
 	natsconn_cond_init(&n->cond);
-	natsconn_cond_init(&n->all_answered);
 	n->spool = spool_new(n->cfg.spool);
 	/* a batch, and one more record at most (one larger than a batch goes alone) */
 	if (!n->cfg.single)
@@ -911,7 +1007,6 @@ fail:
 	spool_free(n->spool);
 	free(n->body);
 	pthread_cond_destroy(&n->cond);
-	pthread_cond_destroy(&n->all_answered);
 	pthread_mutex_destroy(&n->mu);
 	free(n);
 	errno = EINVAL;

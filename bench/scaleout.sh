@@ -132,10 +132,10 @@ echo "  traffic: $HOSTS hosts, texts of 1..512 bytes; full rate: $N; fixed rates
 nats_cluster 3
 echo "  cluster: 3 nodes on loopback, JetStream file store under $T, stream replicas 3"
 
-# stream_info KEY: KEY (messages, bytes, last_seq) of the stream GSMTAP's state (0 before
+# stream_info KEY [STREAM]: KEY (messages, bytes, last_seq) of the stream's state (GSMTAP's; 0 before
 # the stream exists).
 stream_info() {
-	js_api '$JS.API.STREAM.INFO.GSMTAP' | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"][sys.argv[1]])' "$1" 2>/dev/null || echo 0
+	js_api "\$JS.API.STREAM.INFO.${2:-GSMTAP}" | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"][sys.argv[1]])' "$1" 2>/dev/null || echo 0
 }
 
 echo "scaleout: full rate, $N datagrams each"
@@ -175,7 +175,6 @@ for size in $SIZE ${FLOOR_SIZES:-16384}; do
 	"$BUILDDIR/bench/js-floor" "$NATS_URLS" floor.bench "$size" $((${FLOOR_BYTES:-1000000000} / size)) 512 |
 		sed 's/^/  /'
 done
-js_api '$JS.API.STREAM.DELETE.FLOOR' >/dev/null
 
 echo "scaleout: from receipt at the edge to storage in the stream (batches, --nats-batch-wait 5 by default)"
 for rate in $LATENCY_RATES; do
@@ -189,8 +188,16 @@ for rate in $LATENCY_RATES; do
 	sleep 2
 	kill -TERM "$pid"
 	wait "$pid"
-	echo "  rate=$rate $(python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" latency GSMTAP "$first")"
+	line=$(python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" latency GSMTAP "$first")
+	echo "  rate=$rate $line"
+	# the servers' share: the bare publisher at the edge's message rate and size, each publish to its acknowledgement
+	msgs=$(echo "$line" | sed -n 's/.*messages=\([0-9]*\).*/\1/p')
+	first=$(($(stream_info last_seq FLOOR) + 1))
+	"$BUILDDIR/bench/js-floor" "$NATS_URLS" floor.bench "$SIZE" "$msgs" 512 "$(echo "$msgs * $rate / $n" | bc -l)" |
+		sed "s/^/  rate=$rate the floor, as many messages a second: /"
+	echo "  rate=$rate the floor, from publish to storage: $(python3 "$SRCDIR/tests/receiver/nats-api.py" "${NATS_PORTS[1]}" latency FLOOR "$first")"
 done
+js_api '$JS.API.STREAM.DELETE.FLOOR' >/dev/null
 
 echo "scaleout: the archiver, reading everything the NATS runs stored"
 STORED=$(stream_messages GSMTAP)

@@ -183,15 +183,20 @@ static void changed_cb(void *ctx)
 	wake(ctx);
 }
 
-/* Sleep up to \a ms, or until woken; \returns whether to keep going. */
+/* Sleep up to \a ms (while stopping, no later than the stop's deadline), or until
+ * woken; \returns whether to keep going. */
 static bool nap(struct out_nats *n, unsigned int ms)
 {
 	struct timespec until;
+	uint64_t now = natsconn_now_ms();
 	bool go;
 
-	natsconn_deadline(&until, ms);
 	pthread_mutex_lock(&n->mu);
-	while (!n->wake && !n->finishing && pthread_cond_timedwait(&n->cond, &n->mu, &until) == 0)
+	if (n->finishing && now + ms > n->finish_by_ms)
+		ms = n->finish_by_ms > now ? (unsigned int)(n->finish_by_ms - now) : 0;
+	natsconn_deadline(&until, ms);
+	/* the stop wakes it once (nats_finish()); after that, a nap is a nap */
+	while (!n->wake && ms && pthread_cond_timedwait(&n->cond, &n->mu, &until) == 0)
 		;
 	n->wake = false;
 	go = !n->finishing || (spool_queued(n->spool) && natsconn_now_ms() < n->finish_by_ms);
@@ -468,6 +473,10 @@ static size_t retire(struct out_nats *n)
 		n->first++;
 		pthread_mutex_unlock(&n->mu);
 	}
+	/* records confirmed while it backed, marked done behind the one sent again,
+	 * go once it is confirmed: no newer message may come to take them along */
+	if (!n->backing)
+		n->released_n += spool_release(n->spool);
 	return confirmed;
 }
 

@@ -46,6 +46,25 @@ ID2=$(msg_id "$(stream_last_seq)")
 [[ $ID2 =~ ^edge1/[0-9a-f]{16}\.b1$ && ${ID2%.*} != "${ID%.*}" ]]
 ok $? "under an id of its own run ($ID2), not to be guessed from the first run's"
 stop edge1
+
+# One id taken amid a burst and nothing sent after it: the datagrams behind it, confirmed while the edge
+# sends the one whose id was taken again, leave the spool once it is confirmed; none is left counted queued,
+# and none lost at the stop.
+start_edge edge1 "$P1" --nats-batch 1
+blast_to edge1 "$P1" -H 1 -n 10 -r 2000 -s 400
+wait_until 60 stream_holds 421
+ok $? "a third run, with batches of 1 KiB (a datagram of 500 bytes each), stored 10 more"
+ID3=$(msg_id "$(stream_last_seq)")
+is "$(js_take_ids gsmtap.edge1.x junk "${ID3%.*}.b" $((${ID3##*.b} + 3)) $((${ID3##*.b} + 3)))" 1 \
+	"another publisher took the id of its third batch from now"
+blast_to edge1 "$P1" -H 1 -n 40 -r 200000 -s 400
+wait_until 60 confirmed edge1 50
+ok $? "40 datagrams at once: all 50 of the run confirmed"
+wait_until 30 eval 'ask edge1 && [ "$(output_figure edge1 queued)" = 0 ]'
+ok $? "and none left queued ($(output_figure edge1 queued))"
+stop edge1
+is "$STATUS $(output_figure edge1 written) $(output_figure edge1 unwritten) $(output_figure edge1 ids_taken)" "0 50 0 1" \
+	"stopped: written=50 unwritten=0 ids_taken=1"
 show edge1
 stop_cluster
 done_testing

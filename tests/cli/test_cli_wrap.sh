@@ -100,6 +100,9 @@ is "${PIPESTATUS[0]}" 6 "a broken stderr pipe (EPIPE) does not stop CMD"
 forwarded() {
 	local pid rc=0
 
+	# emptied here, before the fork: the child's own redirection may come after the wait below has
+	# read the last case's "ready", and a signal sent before its exec finds the shell's disposition
+	: >"$T/sig.err"
 	"$SIGSTATE_EXEC" -d "$1" -- "$LOG" -P "$PORT" -- sh -c "trap 'echo got-$1 >&2; exit 3' $1
 		echo ready >&2; for i in \$(seq 1200); do sleep 0.05; done; exit 9" >/dev/null 2>"$T/sig.err" &
 	pid=$!

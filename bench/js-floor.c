@@ -43,8 +43,11 @@ static void answer_cb(jsCtx *js, natsMsg *msg, jsPubAck *pa, jsPubAckErr *pae, v
 	(void)closure;
 	if (pae)
 		atomic_fetch_add(&errors, 1);
-	if (sent_at && natsMsgHeader_Get(msg, "Nats-Msg-Id", &id) == NATS_OK && (dot = strrchr(id, '.')))
-		acked_in[strtol(dot + 1, NULL, 10)] = now_s(CLOCK_MONOTONIC) - sent_at[strtol(dot + 1, NULL, 10)];
+	if (sent_at && natsMsgHeader_Get(msg, "Nats-Msg-Id", &id) == NATS_OK && (dot = strrchr(id, '.'))) {
+		long i = strtol(dot + 1, NULL, 10);
+
+		acked_in[i] = now_s(CLOCK_MONOTONIC) - sent_at[i];
+	}
 	natsMsg_Destroy(msg);
 }
 

@@ -108,10 +108,16 @@ size_t natsbatch_datagram_len(const uint8_t *rec)
 	return get16(rec);
 }
 
+/* One record more in the count of the body at \a body. */
+static void count_one(uint8_t *body)
+{
+	put32(body + 4, get32(body + 4) + 1);
+}
+
 size_t natsbatch_append(uint8_t *body, size_t len, const uint8_t *rec, size_t size)
 {
 	memcpy(body + len, rec, size);
-	put32(body + 4, get32(body + 4) + 1);
+	count_one(body);
 	return len + size;
 }
 
@@ -121,7 +127,7 @@ size_t natsbatch_put(uint8_t *body, uint8_t *out, const struct rx_record *r)
 
 	if (get32(body + 4) == NATSBATCH_COUNT_MAX || !(size = natsbatch_record(out, r)))
 		return 0;
-	put32(body + 4, get32(body + 4) + 1);
+	count_one(body);
 	return size;
 }
 
